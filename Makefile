@@ -1,0 +1,49 @@
+# euchre-table: set-up, demo, tests and benchmarks. Everything installs from here.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+# Debian / Raspberry Pi OS packages: speech, the zbar QR decoder, SVG rendering and the
+# KDE card art used to compose test frames (GPL art: installed, never committed), a
+# font with suit symbols, and systemd-analyze for checking the unit file.
+APT_PACKAGES := espeak-ng libzbar0 librsvg2-bin kdegames-card-data-kf5 fonts-dejavu-core systemd
+
+.PHONY: setup sysdeps demo test bench bench-engine clean
+
+setup: sysdeps $(VENV)/.installed
+
+sysdeps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	$(PYTHON) -c "import ensurepip" 2>/dev/null || missing="$$missing python3-venv"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "Installing system packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  else \
+	    echo "Missing system packages:$$missing"; \
+	    echo "Install them with:  sudo apt-get install -y$$missing"; \
+	    echo "then run make again."; exit 1; \
+	  fi; \
+	fi
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+demo: setup
+	$(VENV)/bin/euchre-table simulate
+
+test: setup
+	$(PY) -m pytest -q
+
+bench: bench-engine
+
+bench-engine: setup
+	$(PY) -m bench.engine_speed
+
+clean:
+	rm -rf $(VENV) out .hypothesis

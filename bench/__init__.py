@@ -1,0 +1,1 @@
+"""Benchmarks: engine speed, playing strength, recognition accuracy and speed."""

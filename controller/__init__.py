@@ -1,0 +1,1 @@
+"""The table service: configuration, the event log, wiring, the command line, statistics."""

@@ -1,0 +1,1 @@
+"""Seeing the table: camera sources, table zones, card recognition and the frame tracker."""
