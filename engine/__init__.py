@@ -7,5 +7,5 @@
 """
 from engine.cards import DECK, SEATS, SUITS, Card, CardError, parse_cards  # noqa: F401
 from engine.game import Game  # noqa: F401
-from engine.hand import Action, Hand, HandResult, IllegalAction, View  # noqa: F401
+from engine.hand import Action, Hand, HandResult, IllegalAction, View, score_hand  # noqa: F401
 from engine.rules import Rules, RulesError  # noqa: F401

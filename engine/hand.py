@@ -160,6 +160,27 @@ class View:
         return list(self.legal)
 
 
+def score_hand(rules: Rules, makers_tricks: int, alone: bool, defender_alone: bool) -> tuple:
+    """Points (makers, defenders) for a played hand, by the scoring table of rules.md.
+
+    >>> score_hand(Rules.preset("standard"), 5, True, False)
+    (4, 0)
+    >>> score_hand(Rules.preset("somerset-1888"), 2, True, False)
+    (0, 4)
+    """
+    if makers_tricks == 5:
+        return (4 if alone else 2), 0
+    if makers_tricks >= 3:
+        return 1, 0
+    points = 2
+    if alone:
+        points = max(points, rules.lone_euchre_points)
+    if defender_alone:
+        points = max(points, rules.lone_defender_march_points if makers_tricks == 0
+                     else rules.lone_defender_euchre_points)
+    return 0, points
+
+
 def _seat_index(seat) -> int:
     try:
         return SEATS.index(seat)
@@ -179,8 +200,8 @@ class Hand:
     ...            "W": "QD KD AD 9C 10C"}, upcard="JC")
     >>> h.to_act, [str(a) for a in h.legal_actions()]
     ('W', ['pass', 'order', 'order alone'])
-    >>> h.apply("order"); h.to_act
-    'N'
+    >>> h.apply("order"); h.to_act, h.phase
+    ('S', 'discard')
     """
 
     __slots__ = ("rules", "dealer", "upcard", "kitty", "initial", "known", "hands", "unseen",
@@ -619,31 +640,17 @@ class Hand:
 
     def _finish(self):
         self.phase = OVER
-        r = self.rules
         mk = self.maker & 1
         makers = "NS" if mk == 0 else "EW"
         defenders = "EW" if mk == 0 else "NS"
         taken = self.won[mk]
-        points = {"NS": 0, "EW": 0}
-        euchred = march = False
-        if taken >= 3:
-            if taken == 5:
-                march = True
-                points[makers] = 4 if self.alone is not None else 2
-            else:
-                points[makers] = 1
-        else:
-            euchred = True
-            p = 2
-            if self.alone is not None:
-                p = max(p, r.lone_euchre_points)
-            if self.defender_alone is not None:
-                p = max(p, r.lone_defender_march_points if taken == 0 else r.lone_defender_euchre_points)
-            points[defenders] = p
+        mp, dp = score_hand(self.rules, taken, self.alone is not None,
+                            self.defender_alone is not None)
         self.result = HandResult(
             makers=makers, maker=SEATS[self.maker], trump=self.trump,
-            tricks={"NS": self.won[0], "EW": self.won[1]}, points=points, euchred=euchred,
-            march=march, alone=None if self.alone is None else SEATS[self.alone],
+            tricks={"NS": self.won[0], "EW": self.won[1]}, points={makers: mp, defenders: dp},
+            euchred=taken < 3, march=taken == 5,
+            alone=None if self.alone is None else SEATS[self.alone],
             defender_alone=None if self.defender_alone is None else SEATS[self.defender_alone])
 
     # ----------------------------------------------------------------- undo, copy

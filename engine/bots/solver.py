@@ -1,0 +1,160 @@
+"""Exact double-dummy solver for the tricks left in a hand: alpha-beta on bitmasks with a transposition table.
+
+Euchre has at most 20 cards in play, so with every hand known the rest of a hand can be
+solved exactly. The search answers yes/no questions ("can the makers still take 3
+tricks?"): points change only at a few trick counts (3 and 5, and 1 against a lone
+defender), so two or three such zero-window searches give the exact score, and a yes/no
+search prunes far more than one that counts tricks. Scores are monotone in the makers'
+tricks, so the side maximising tricks also maximises points: solving for tricks is exact.
+
+>>> from engine.cards import mask_of
+>>> s = Solver("H", maker_team=0)
+>>> hands = [mask_of("JH AH"), mask_of("9S 10S"), mask_of("JD KH"), mask_of("QS KS")]
+>>> s.at_least(hands, leader=0, need=2)
+True
+"""
+from __future__ import annotations
+
+from engine.cards import DECK, EFFECTIVE_SUIT, POWER, SUIT_MASK, SUITS
+
+# Per trump: each suit's cards as bits, strongest first (for grouping equal cards).
+_SUIT_ORDER = {
+    t: tuple(tuple(sorted((c.bit for c in DECK if EFFECTIVE_SUIT[t][c.index] == s),
+                          key=lambda b: -POWER[t][b.bit_length() - 1])) for s in SUITS)
+    for t in SUITS}
+_SUIT_MASKS = {t: tuple(SUIT_MASK[t][s] for s in SUITS) for t in SUITS}
+
+
+class Solver:
+    """Solves positions of one hand: fixed trump, maker side and seats sitting out.
+
+    Seats are indices 0..3 (N E S W); ``maker_team`` is 0 for N-S, 1 for E-W. Hands are
+    four bitmasks (bit ``card.index``); a seat sitting out holds 0. One Solver keeps its
+    transposition table between calls, so asking about several moves of the same deal
+    reuses work.
+    """
+
+    __slots__ = ("trump", "mk", "nxt", "nactive", "power", "follow_of", "trump_mask",
+                 "orders", "masks", "memo", "nodes")
+
+    def __init__(self, trump: str, maker_team: int, out=()):
+        self.trump = trump
+        self.mk = maker_team
+        active = [p for p in range(4) if p not in out]
+        self.nactive = len(active)
+        self.nxt = [0] * 4
+        for p in range(4):
+            q = (p + 1) % 4
+            while q in out:
+                q = (q + 1) % 4
+            self.nxt[p] = q
+        self.power = POWER[trump]
+        self.follow_of = tuple(SUIT_MASK[trump][EFFECTIVE_SUIT[trump][i]] for i in range(24))
+        self.trump_mask = SUIT_MASK[trump][trump]
+        self.orders = _SUIT_ORDER[trump]
+        self.masks = _SUIT_MASKS[trump]
+        self.memo = {}
+        self.nodes = 0
+
+    # ------------------------------------------------------------------ public
+    def at_least(self, hands, leader: int, need: int, trick=()) -> bool:
+        """Can the makers take ``need`` more tricks, both sides playing perfectly?
+
+        ``trick`` is the trick in progress as ``((seat, card_index), ...)``; then the
+        seat after the last card is to play and ``leader`` is ignored."""
+        h = tuple(hands)
+        if not trick:
+            return self._win(h, leader, need)
+        first = trick[0][1]
+        follow = self.follow_of[first]
+        best_p, best_pow = trick[0][0], self.power[first]
+        tmask = 1 << first
+        for p, i in trick[1:]:
+            b = 1 << i
+            tmask |= b
+            if b & (follow | self.trump_mask) and self.power[i] > best_pow:
+                best_p, best_pow = p, self.power[i]
+        p = self.nxt[trick[-1][0]]
+        return self._play(h, p, len(trick), follow, best_p, best_pow, tmask, need)
+
+    def maker_tricks(self, hands, leader: int, thresholds, trick=(), won: int = 0) -> int:
+        """The makers' final trick count, exact at the given ``thresholds`` (sorted trick
+        totals where the score changes): returns the largest threshold reached, or
+        ``won`` if none is (then only "fewer than the lowest threshold" is known)."""
+        result = won
+        lo, hi = 0, len(thresholds)
+        # Binary search over the thresholds: the score is monotone in tricks.
+        while lo < hi:
+            mid = (lo + hi) // 2
+            t = thresholds[mid]
+            if t - won <= 0:
+                ok = True
+            else:
+                ok = self.at_least(hands, leader, t - won, trick)
+            if ok:
+                result = max(result, t)
+                lo = mid + 1
+            else:
+                hi = mid
+        return result
+
+    # ------------------------------------------------------------------ search
+    def _win(self, h, leader, need):
+        if need <= 0:
+            return True
+        if need > bin(h[leader]).count("1"):
+            return False
+        key = (h, leader, need)
+        r = self.memo.get(key)
+        if r is None:
+            r = self._play(h, leader, 0, 0, leader, 0, 0, need)
+            self.memo[key] = r
+        return r
+
+    def _play(self, h, p, k, follow, best_p, best_pow, tmask, need):
+        self.nodes += 1
+        hand = h[p]
+        legal = hand & follow if k else hand
+        if not legal:
+            legal = hand
+        maximizing = (p & 1) == self.mk
+        last = k + 1 == self.nactive
+        power = self.power
+        alive = h[0] | h[1] | h[2] | h[3] | tmask
+        trump_mask = self.trump_mask
+        for s in range(4):
+            if not legal & self.masks[s]:
+                continue
+            # Cards of a suit with no live card between them are equal: try one of them.
+            prev_mine = False
+            for b in self.orders[s]:
+                if not b & alive:
+                    continue
+                if not b & legal:
+                    prev_mine = False
+                    continue
+                if prev_mine:
+                    continue
+                prev_mine = True
+                i = b.bit_length() - 1
+                if p == 0:
+                    nh = (h[0] ^ b, h[1], h[2], h[3])
+                elif p == 1:
+                    nh = (h[0], h[1] ^ b, h[2], h[3])
+                elif p == 2:
+                    nh = (h[0], h[1], h[2] ^ b, h[3])
+                else:
+                    nh = (h[0], h[1], h[2], h[3] ^ b)
+                if k == 0:
+                    f, bp, bpow = self.follow_of[i], p, power[i]
+                else:
+                    f, bp, bpow = follow, best_p, best_pow
+                    if b & (follow | trump_mask) and power[i] > bpow:
+                        bp, bpow = p, power[i]
+                if last:
+                    r = self._win(nh, bp, need - 1 if (bp & 1) == self.mk else need)
+                else:
+                    r = self._play(nh, self.nxt[p], k + 1, f, bp, bpow, tmask | b, need)
+                if r is maximizing:
+                    return r
+        return not maximizing
