@@ -1,0 +1,62 @@
+"""The configuration file: the example loads; every mistake is refused with the key named."""
+from pathlib import Path
+
+import pytest
+
+from controller.config import ConfigError, check_config, load_config
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "table.toml"
+
+
+def test_the_commented_example_loads():
+    cfg = load_config(EXAMPLE)
+    assert cfg.rules.name == "standard" and cfg.computer_seats == ["W"]
+    assert cfg.seats["W"].level == "hard" and cfg.display["address"] == 0x3C
+    assert cfg.camera["kind"] == "picamera" and cfg.vision["k"] == 3
+
+
+def test_defaults_without_a_file_section():
+    cfg = check_config({})
+    assert cfg.rules.name == "standard" and cfg.computer_seats == [] and cfg.camera is None
+
+
+@pytest.mark.parametrize("data,message", [
+    ({"tabel": {}}, r"unknown section \[tabel\]"),
+    ({"table": {"nmae": "x"}}, r"\[table\] unknown key 'nmae'"),
+    ({"table": {"deal_scan": "yes"}}, r"\[table\] deal_scan = 'yes': write true or false"),
+    ({"table": {"first_dealer": "X"}}, r"first_dealer = 'X'"),
+    ({"rules": {"preset": "euchre"}}, r"\[rules\] Unknown rules preset 'euchre'"),
+    ({"rules": {"stick_dealer": True}}, r"\[rules\] unknown rule option 'stick_dealer'"),
+    ({"rules": {"target": 0}}, r"\[rules\] target must be between"),
+    ({"seats": {"X": {}}}, r"unknown seat 'X'"),
+    ({"seats": {"W": {"kind": "robot"}}}, r"\[seats.W\] kind = 'robot'"),
+    ({"seats": {"W": {"kind": "computer", "level": "expert"}}}, r"level = 'expert'"),
+    ({"seats": {"N": {"level": "hard"}}}, r"level applies only to a computer seat"),
+    ({"seats": {"N": {"kind": "computer"}, "E": {"kind": "computer"}}}, r"only one seat"),
+    ({"vision": {"mode": "plain"}}, r"needs deck"),
+    ({"vision": {"k": 0}}, r"\[vision\] k = 0"),
+    ({"camera": {"kind": "webcam"}}, r"\[camera\] kind = 'webcam'"),
+    ({"camera": {"kind": "v4l2", "resolution": 720}}, r"unknown key 'resolution'"),
+    ({"display": {"driver": "ssd1306", "adress": 60}}, r"\[display\].*unknown key 'adress'"),
+    ({"panel": {"pins": {"spades": 26}}}, r"\[panel\].*no button 'spades'"),
+    ({"speaker": {"voise": "en"}}, r"\[speaker\] unknown key 'voise'"),
+    ({"board": {"kind": "usb"}}, r"\[board\].*board kind 'usb' unknown"),
+])
+def test_mistakes_are_refused_with_the_key_named(data, message):
+    with pytest.raises(ConfigError, match=message):
+        check_config(data, source="t.toml")
+
+
+def test_unreadable_files_say_so(tmp_path):
+    with pytest.raises(ConfigError, match="no such configuration file"):
+        load_config(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[table\nname = 1")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(bad)
+
+
+def test_deal_scan_allows_several_computer_seats():
+    cfg = check_config({"table": {"deal_scan": True},
+                        "seats": {"N": {"kind": "computer"}, "E": {"kind": "computer"}}})
+    assert cfg.computer_seats == ["N", "E"]
