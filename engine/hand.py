@@ -85,6 +85,8 @@ PASS, ORDER, ORDER_ALONE = _ACTIONS["pass"], _ACTIONS["order"], _ACTIONS["order 
 DEFEND_ALONE, TAKE_ALONE, DISCARD_UNSEEN = (_ACTIONS["defend alone"], _ACTIONS["take alone"],
                                             _ACTIONS["discard"])
 CALLS = {s: _ACTIONS[f"call {s}"] for s in SUITS}
+# Play actions of a bitmask of cards, filled as masks are met: legal_actions is the hot path.
+_PLAYS_OF: dict = {}
 CALLS_ALONE = {s: _ACTIONS[f"call {s} alone"] for s in SUITS}
 
 
@@ -327,7 +329,12 @@ class Hand:
         p = self.to_act_i
         ph = self.phase
         if ph == PLAY:
-            return [PLAY_ACTIONS[c.index] for c in cards_of(self._legal_play_mask(p))]
+            m = self._legal_play_mask(p)
+            try:
+                return list(_PLAYS_OF[m])
+            except KeyError:
+                plays = _PLAYS_OF[m] = tuple(PLAY_ACTIONS[c.index] for c in cards_of(m))
+                return list(plays)
         if ph == BID1:
             if self.rules.canadian_loner and p == (self.dealer + 2) % 4:
                 return [PASS, ORDER_ALONE]
@@ -568,12 +575,14 @@ class Hand:
         c = a.card
         bit = c.bit
         if self.known[p]:
-            if not self.hands[p] & bit:
+            m = self.hands[p]
+            if not m & bit:
                 raise IllegalAction(self._not_held(p, c))
-            legal = self._legal_play_mask(p)
-            if not legal & bit:
-                raise IllegalAction(self._follow_error(p, c))
-            self.hands[p] &= ~bit
+            if self.trick:
+                follow = m & SUIT_MASK[self.trump][EFFECTIVE_SUIT[self.trump][self.trick[0][1].index]]
+                if follow and not follow & bit:
+                    raise IllegalAction(self._follow_error(p, c))
+            self.hands[p] = m & ~bit
         elif not self._possible_mask(p) & bit:
             raise IllegalAction(self._not_held(p, c))
         self.played_by[p] |= bit
