@@ -225,10 +225,8 @@ def _check_leds(section):
 
 
 def _check_speaker(section):
-    from hardware import speaker
-    for key in section:
-        if key not in speaker._KEYS:
-            raise ValueError(f"unknown key {key!r}; keys are {', '.join(speaker._KEYS)}")
+    from hardware.speaker import check_speaker_config
+    check_speaker_config(section)
     return dict(section)
 
 
