@@ -10,6 +10,7 @@ import sys
 # library (OpenCV on a bare machine, say) only disables its own commands.
 COMMAND_MODULES = [
     "controller.cmd_demo",
+    "controller.cmd_referee",
 ]
 
 

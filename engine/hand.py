@@ -368,6 +368,13 @@ class Hand:
                 return follow
         return m
 
+    def possible_cards(self, seat: str) -> list:
+        """Cards ``seat`` could hold now as far as the table knows: its own cards when its
+        hand is known; otherwise every card not seen elsewhere (not in a known hand, not
+        played, not the turned-down up-card; the up-card for a dealer who took it)."""
+        p = _seat_index(seat)
+        return cards_of(self.hands[p] if self.known[p] else self._possible_mask(p))
+
     def _possible_mask(self, p: int) -> int:
         """Cards an unknown seat could still play: not in a known hand, not yet played,
         not the up-card unless this seat is the dealer who took it."""

@@ -56,6 +56,9 @@ class Rules:
     revoke_penalty: str = "lose_hand"
     #: the dealer may discard the up-card just taken (OpenSpiel forbids it)
     dealer_may_discard_upcard: bool = True
+    #: seed 002 law 50: when an opponent of a lone player throws the hand face up or fails
+    #: to play to a trick, the lone side scores this many points (0: no such law)
+    lone_hand_forfeit_points: int = 0
 
     def __post_init__(self):
         _validate(self)
@@ -143,6 +146,9 @@ def _validate(r: Rules) -> None:
     if r.lone_defender_leads and not r.defend_alone:
         raise RulesError("lone_defender_leads only applies when defend_alone is on: "
                          "turn defend_alone on, or lone_defender_leads off")
+    if not 0 <= r.lone_hand_forfeit_points <= 8:
+        raise RulesError("lone_hand_forfeit_points is 0 (off) to 8, not "
+                         f"{r.lone_hand_forfeit_points}")
     if r.canadian_loner and r.overcall_alone:
         # Under the Canadian loner the dealer's partner must order alone, and law 75 would
         # then let the dealer take that lone hand over: two rules claiming the same seat's
@@ -163,7 +169,7 @@ PRESETS = {
     # when it is taken (laws 74-76 have no exception for a partner's lone hand).
     "somerset-1888": dict(target=5, lone_euchre_points=4, overcall_alone=True, rubber=True,
                           revoke_penalty="points", dealer_picks_up_when_partner_alone=True,
-                          lone_lead="left_of_dealer"),
+                          lone_lead="left_of_dealer", lone_hand_forfeit_points=5),
     # The rules of OpenSpiel's euchre, for move-by-move comparison (see tests).
     "openspiel": dict(stick_the_dealer=True, dealer_picks_up_when_partner_alone=True,
                       lone_lead="left_of_dealer", lone_defender_euchre_points=4,

@@ -267,3 +267,15 @@ def test_rules_parse_and_round_trip():
     assert Rules.from_dict(r.to_dict()) == r
     with pytest.raises(RulesError, match="target is a whole number"):
         Rules.parse("standard,target=ten")
+
+
+# --- law 50 (lone hand forfeit) -----------------------------------------------------------------
+def test_lone_hand_forfeit_points_off():
+    assert STD.lone_hand_forfeit_points == 0
+
+
+def test_lone_hand_forfeit_points_on():
+    assert Rules.preset("somerset-1888").lone_hand_forfeit_points == 5
+    with pytest.raises(RulesError, match="lone_hand_forfeit_points"):
+        STD.replace(lone_hand_forfeit_points=9)
+    # What the points do at the table is the referee's: tests/referee covers law 50.
