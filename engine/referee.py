@@ -20,6 +20,8 @@ True
 """
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import re
 from collections import deque
@@ -32,7 +34,7 @@ from engine.hand import Action, Hand, IllegalAction
 from engine.rules import Rules
 
 EVENT_TYPES = ("game", "hand", "dealt", "upcard", "bid", "discard", "play", "collect", "faced",
-               "penalty", "undo", "void", "score")
+               "penalty", "undo", "void", "score", "computer", "removed", "vision_error")
 """Every event type the referee understands (``docs/events.md`` describes each)."""
 
 _BID_KINDS = ("pass", "order", "call", "take", "defend")
@@ -127,6 +129,7 @@ class HandRecord:
     result: Optional[dict] = None
     score_after: Optional[dict] = None
     last_seq: Optional[int] = None
+    expect: dict = field(default_factory=dict)  # seat -> card a computer seat said it plays
 
     def to_dict(self) -> dict:
         h = self.hand
@@ -228,6 +231,15 @@ class Referee:
 
     def _fold(self, seq: int, ev: dict) -> Verdict:
         kind = ev["type"]
+        # What the camera reports beyond placements changes nothing at the table: a card
+        # taken away is noted, a contradiction is a misread to show again. Neither is
+        # journaled, so the director's undo never lands on one.
+        if kind == "removed":
+            return Verdict(seq, True, effect="noted")
+        if kind == "vision_error":
+            reason = str(ev.get("reason") or "the camera saw something it cannot read")
+            return Verdict(seq, False, irregularity="misread",
+                           reason=f"Misread: {reason}. Show the card again")
         try:
             if kind == "undo":
                 return self._undo(seq, ev)
@@ -429,12 +441,35 @@ class Referee:
         return Verdict(seq, True, effect="discard",
                        message=f"{_name(seat)} discards. {self._turn_words()}")
 
+    def _on_computer(self, seq, ev):
+        """The computer seat's decision, announced: the card it will put down next. A
+        different card put down for that seat is refused ("Wrong card for West")."""
+        seat = _seat_field(ev, "seat")
+        action = Action(_field(ev, "action"))
+        cur = self._t.current
+        if cur is None or cur.hand is None or cur.status != "playing":
+            raise Refusal("No hand is being played: nothing for the computer to play")
+        if action.kind != "play":
+            raise Refusal(f"The computer's decision {action!r} is not a play: bids and discards "
+                          "are logged as bid and discard events")
+        if cur.hand.to_act != seat:
+            raise Refusal(f"Not {_name(seat)}'s turn: {self._turn_words()}")
+        cur.expect[seat] = action.card
+        return Verdict(seq, True, effect="computer",
+                       message=f"{_name(seat)} plays {_sym(action.card)}: put it in "
+                               f"{_name(seat)}'s play area")
+
     def _on_play(self, seq, ev):
         seat = _seat_field(ev, "seat")
         card = _card_field(ev)
         cur, misdeal = self._begin(seq, "a card is played")
         if misdeal:
             return misdeal
+        expected = cur.expect.get(seat)
+        if expected is not None and expected != card:
+            raise Refusal(f"Wrong card for {_name(seat)}: expected {_sym(expected)}, not "
+                          f"{_sym(card)}. Take it back and put down {_sym(expected)}")
+        cur.expect.pop(seat, None)
         h = cur.hand
         p = SEATS.index(seat)
         if h.phase == "play":
@@ -828,6 +863,15 @@ class Referee:
                   tricks={"NS": h.won[0], "EW": h.won[1]},
                   known=[s for s in SEATS if h.is_known(s)])
         return st
+
+    def view(self, seat: str):
+        """What ``seat`` may know of the hand in play (``engine.hand.View``), or None when
+        no hand is being played. A computer seat decides from this alone."""
+        cur = self._t.current
+        if cur is None or cur.hand is None or cur.status != "playing":
+            return None
+        v = cur.hand.view(parse_seat(seat))
+        return dataclasses.replace(v, score=(self._t.score["NS"], self._t.score["EW"]))
 
     def records(self) -> list:
         """Every hand so far as a hand record (dicts; see ``engine.records``)."""
