@@ -9,8 +9,9 @@ import sys
 # `func` on them. Modules are imported lazily at start so that a missing optional
 # library (OpenCV on a bare machine, say) only disables its own commands.
 COMMAND_MODULES = [
-    "controller.cmd_demo",
+    "controller.cmd_simulate",
     "controller.cmd_referee",
+    "firmware_host.cmd_board",
 ]
 
 

@@ -231,7 +231,7 @@ def _check_speaker(section):
 
 
 def _check_board(section):
-    from firmware_host.config import _check
+    from firmware_host.config import check_config
     if section:
-        _check(section)
+        check_config(section)
     return dict(section)

@@ -1,24 +1,11 @@
-"""`euchre-table simulate`: a whole game at a virtual table, printed as it is played."""
+"""`euchre-table simulate --engine-only`: a whole game of random legal play through the engine, printed."""
 from __future__ import annotations
 
 import json
 import random
-import sys
 
 from engine import Game, Rules
 from engine.cards import SEAT_NAMES, SEATS, SUIT_NAMES, SUIT_SYMBOLS, cards_of
-
-
-def register(sub) -> None:
-    p = sub.add_parser("simulate", help="play a whole game at a virtual table",
-                       description="Play a whole game to the target with computer players "
-                                   "in every seat and print it hand by hand.")
-    p.add_argument("--seed", type=int, default=None, help="the same seed replays the same game")
-    p.add_argument("--rules", default="standard",
-                   help="preset, optionally with options: standard, stick-the-dealer, "
-                        "somerset-1888, openspiel, or e.g. 'standard,target=5'")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    p.set_defaults(func=run)
 
 
 def pretty(card) -> str:
@@ -49,22 +36,16 @@ def describe_hand(n: int, hand) -> str:
     return "\n".join(lines)
 
 
-def run(args) -> int:
-    from engine.rules import RulesError
-    try:
-        rules = Rules.parse(args.rules)
-    except RulesError as exc:
-        print(f"euchre-table simulate: {exc}", file=sys.stderr)
-        return 2
-    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
+def print_random_game(rules: Rules, seed: int, as_json: bool = False) -> int:
+    """Play a game with random legal moves and print it hand by hand (or as JSON)."""
     rng = random.Random(seed)
     game = Game(rules, first_dealer=rng.choice(SEATS), seed=seed)
     printed = 0
-    if not args.json:
+    if not as_json:
         print(f"Euchre, rules {rules.name}, seed {seed}: random legal play, to {rules.target}\n")
     while not game.is_over:
         game.apply(rng.choice(game.legal_actions()))
-        if not args.json:
+        if not as_json:
             finished = [h for h in game.hands if h.is_over]
             for h in finished[printed:]:
                 printed += 1
@@ -83,7 +64,7 @@ def run(args) -> int:
         "lone_hands": sum(1 for r in results if r.alone),
         "thrown_in": sum(1 for r in results if r.thrown_in),
     }
-    if args.json:
+    if as_json:
         print(json.dumps(summary))
     else:
         if rules.rubber:

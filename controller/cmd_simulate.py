@@ -1,0 +1,93 @@
+"""`euchre-table simulate`: a whole game at the virtual table, printed as it goes."""
+from __future__ import annotations
+
+import datetime
+import json
+import random
+import sys
+from pathlib import Path
+
+from engine import Rules
+from engine.rules import RulesError
+
+LEVELS = ("easy", "medium", "hard", "insane")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "simulate", help="play a whole game at a virtual table",
+        description="Play a whole game at a virtual table: computer players in every seat, "
+                    "each card drawn into camera frames from real card art, read by the vision "
+                    "pipeline, refereed from the event log; the screen goes to an animated GIF "
+                    "and the announcements to WAV files.")
+    p.add_argument("--seed", type=int, default=None, help="the same seed replays the same game")
+    p.add_argument("--daily", action="store_true", help="play the day's deal (seed from the date)")
+    p.add_argument("--rules", default="standard",
+                   help="preset, optionally with options: standard, stick-the-dealer, "
+                        "somerset-1888, openspiel, or e.g. 'standard,target=5'")
+    p.add_argument("--seat", default="W", choices=list("NESW"), help="the Pi's seat (default W)")
+    p.add_argument("--level", default="hard", choices=LEVELS, help="the Pi's level")
+    p.add_argument("--people", default="medium", choices=LEVELS,
+                   help="the level of the computer players standing in for the people")
+    p.add_argument("--size", default="640x480", help="camera frame size, e.g. 1280x720")
+    p.add_argument("--out", default=None, help="folder for the log, GIF, records and speech "
+                                               "(default out/simulate-SEED)")
+    p.add_argument("--engine-only", action="store_true",
+                   help="no table: random legal play through the engine alone, printed")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    try:
+        rules = Rules.parse(args.rules)
+    except RulesError as exc:
+        print(f"euchre-table simulate: {exc}", file=sys.stderr)
+        return 2
+    if args.daily:
+        from controller.simulate import daily_seed
+        seed = daily_seed(datetime.date.today())
+    else:
+        seed = args.seed if args.seed is not None else random.randrange(1 << 31)
+    if args.engine_only:
+        from controller.engine_game import print_random_game
+        return print_random_game(rules, seed, as_json=args.json)
+    try:
+        w, h = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        print(f"euchre-table simulate: --size {args.size!r}: write WIDTHxHEIGHT, e.g. 1280x720",
+              file=sys.stderr)
+        return 2
+    out = Path(args.out or f"out/simulate-{seed}")
+    from controller.simulate import simulate
+    progress = (lambda text: None) if args.json else (lambda text: print(text, flush=True))
+    if not args.json:
+        print(f"Virtual table: rules {rules.name}, seed {seed}; the Pi plays "
+              f"{args.seat} at {args.level}, the people are played at {args.people}.\n"
+              f"Every card is drawn into {w}x{h} camera frames and read by the vision "
+              "pipeline; only what the camera reads reaches the referee.\n", flush=True)
+    summary = simulate(rules, seed, out, computer_seat=args.seat, level=args.level,
+                       people_level=args.people, size=(w, h), progress=progress)
+    if args.json:
+        print(json.dumps(summary))
+        return 0 if summary["log_replays_identically"] else 1
+    s = summary
+    loser = "EW" if s["winner"] == "NS" else "NS"
+    print(f"\n{s['winner']} win {s['score'][s['winner']]} to {s['score'][loser]} "
+          f"after {s['hands']} hands ({s['wall_seconds']} s).")
+    for t in ("NS", "EW"):
+        print(f"  {t}: {s['contracts'][t]} contracts, {s['marches'][t]} marches, "
+              f"{s['euchres'][t]} euchres")
+    print(f"  lone hands: {s['lone_hands']}, revokes: {s['revokes']}")
+    print(f"Vision: {s['frames']} frames, {s['cards_read']} cards read, "
+          f"{s['cards_shown_again']} shown again, {s['entered_by_hand']} entered by hand; "
+          f"median {s['vision_ms_median']} ms to read a frame.")
+    print(f"Referee: {s['refusals']} refusals; the log replays to the identical result: "
+          f"{'yes' if s['log_replays_identically'] else 'NO'}.")
+    speech = (f"{s['announcements']} announcements" +
+              (f" (text only: {s['speech_fault']})" if s["speech_fault"] else " as WAV files"))
+    print(f"Speech: {speech}.")
+    print("Files:")
+    for name, path in s["files"].items():
+        print(f"  {name.replace('_', ' '):<18} {path}")
+    return 0 if s["log_replays_identically"] else 1

@@ -1,0 +1,235 @@
+"""The table controller: every input becomes a logged event, the referee folds it, the outputs follow.
+
+One controller serves the real table (`run`) and the virtual one (`simulate`): inputs
+arrive as table events (from the vision tracker, the bid panel, the board), each is
+appended durably to the log *before* the referee sees it, and the referee's verdict drives
+the screen, the speaker and the LEDs. The computer seats decide from the referee's view of
+their own seat only, and their decisions are events too, so that the log alone replays
+the table exactly.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from engine.cards import SEAT_NAMES, Card
+from engine.referee import Referee, Verdict
+from engine.rules import Rules
+
+log = logging.getLogger(__name__)
+
+BID_PHASES = ("round 1", "round 2", "overcall", "defend")
+OVER_PHASES = ("over", "thrown in", "misdeal", "void")
+
+
+@dataclass
+class ComputerSeat:
+    """A seat the Pi plays: its bot and, for the rack LEDs, the slot of each card."""
+
+    seat: str
+    bot: object
+    slots: dict = None   # Card -> rack slot (0-4 as dealt, 5 for the up-card)
+
+    def __post_init__(self):
+        self.slots = {}
+
+
+class TableController:
+    """The table's one path from input to output.
+
+    ``submit(event)`` appends the event to ``log`` with the time from ``clock``, folds it
+    through the referee and updates the outputs; then, while a computer seat is to bid
+    or discard, it decides and submits that too. For a play it announces the card and
+    lights its rack slot, and the card counts only when it is seen in the seat's play area.
+
+    The outputs are optional and duck-typed: ``screen.show(TableStatus)``,
+    ``speaker.say(text, priority=)``, ``leds.seats.show_turn(seat, computer=)`` and
+    ``leds.rack.point(slot)``, ``panel.set_legal(actions)``.
+    """
+
+    def __init__(self, rules: Rules, event_log, clock: Callable[[], float],
+                 computers: Optional[dict] = None, known_seats=(), screen=None, speaker=None,
+                 leds=None, panel=None, on_verdict: Optional[Callable] = None):
+        self.rules = rules
+        self.log = event_log
+        self.clock = clock
+        self.computers = {s: ComputerSeat(s, bot) for s, bot in (computers or {}).items()}
+        self.referee = Referee(rules, known_seats=set(known_seats) | set(self.computers))
+        self.screen, self.speaker, self.leds, self.panel = screen, speaker, leds, panel
+        self.on_verdict = on_verdict
+        self.fault: Optional[str] = None
+        self.last_message = ""
+        # Resume: the state is a pure fold of the log, so replaying it is the restart.
+        replayed = 0
+        for rec in event_log.records():
+            self._fold(rec.event(), rec.seq, replay=True)
+            replayed += 1
+        self.resumed = replayed > 0
+        if self.resumed:
+            st = self.referee.state
+            self.last_message = (f"Resumed at event {st['seq']}: score NS {st['score']['NS']}, "
+                                 f"EW {st['score']['EW']}. {st['turn']}")
+            self._say(self.last_message)
+        self._show()
+
+    # ------------------------------------------------------------------ input
+    def submit(self, event) -> Verdict:
+        """Log one input durably, then fold it; returns the referee's verdict."""
+        rec = self.log.append(event, at=self.clock())
+        verdict = self._fold(rec.event(), rec.seq)
+        self._computer_turns()
+        return verdict
+
+    def _fold(self, event, seq: int, replay: bool = False) -> Verdict:
+        v = self.referee.feed(event, seq=seq)
+        if isinstance(event, dict):
+            self._track_rack(event, v)
+        if replay:
+            return v
+        if self.on_verdict is not None:
+            self.on_verdict(event, v)
+        text = v.message if v.ok else v.reason
+        if text and (not v.ok or v.effect not in ("noted", "dealt")):
+            self.last_message = text
+        if not v.ok and v.reason:
+            self._say(v.reason, priority=True)
+        elif v.revoke:
+            self._say(v.revoke.get("message", "Revoke"), priority=True)
+        elif v.effect in ("hand over", "misdeal", "law 50", "trick") and v.message:
+            self._say(_last_sentence(v.message, v.effect))
+        self._show()
+        return v
+
+    def _track_rack(self, event: dict, v: Verdict) -> None:
+        """Remember which rack slot holds each card of a computer seat."""
+        if not v.ok:
+            return
+        kind = event.get("type")
+        if kind == "hand":
+            for c in self.computers.values():
+                c.slots = {}
+        elif kind == "dealt" and event.get("seat") in self.computers:
+            c = self.computers[event["seat"]]
+            c.slots[Card(event["card"])] = len(c.slots)
+        elif kind == "discard" and event.get("seat") in self.computers and event.get("card"):
+            c = self.computers[event["seat"]]
+            up = self.referee.state.get("upcard")
+            if up and Card(up) not in c.slots:
+                c.slots[Card(up)] = 5
+
+    # ------------------------------------------------------------------ computer seats
+    def _computer_turns(self) -> None:
+        """Let computer seats act while it is their turn to bid or discard; for a play,
+        announce it once and wait for the card to be put down."""
+        for _ in range(16):  # a bound: at most a round of bids and a discard per input
+            st = self.referee.state
+            seat = st["to_act"]
+            if seat not in self.computers or st["phase"] in OVER_PHASES:
+                break
+            comp = self.computers[seat]
+            view = self.referee.view(seat)
+            if view is None or not view.legal:
+                break
+            phase = st["phase"]
+            if phase == "play":
+                if self.referee_expects(seat):
+                    break
+                action = comp.bot.choose(view)
+                v = self.submit_quiet({"type": "computer", "seat": seat, "action": str(action)})
+                if v.ok:
+                    self._say(f"{SEAT_NAMES[seat]} plays {_card_words(action.card)}")
+                    self._point(comp, action.card)
+                break
+            action = comp.bot.choose(view)
+            if phase == "discard":
+                self._point(comp, action.card)
+                self._say(f"{SEAT_NAMES[seat]} discards: take the card from slot "
+                          f"{comp.slots.get(action.card, 0) + 1} and lay it aside face down")
+                self.submit_quiet({"type": "discard", "seat": seat, "card": str(action.card)})
+            else:
+                self._say(_bid_words(seat, str(action), st.get("upcard")))
+                self.submit_quiet({"type": "bid", "seat": seat, "bid": str(action),
+                                   "by": "computer"})
+
+    def submit_quiet(self, event) -> Verdict:
+        """Log and fold without triggering the computer seats again (the caller loops)."""
+        rec = self.log.append(event, at=self.clock())
+        return self._fold(rec.event(), rec.seq)
+
+    def referee_expects(self, seat: str) -> Optional[Card]:
+        cur = self.referee._t.current
+        return None if cur is None else cur.expect.get(seat)
+
+    def _point(self, comp: ComputerSeat, card: Card) -> None:
+        rack = getattr(self.leds, "rack", None) if self.leds is not None else None
+        if rack is not None:
+            rack.point(comp.slots.get(card))
+
+    # ------------------------------------------------------------------ hand flow
+    def next_hand_event(self) -> Optional[dict]:
+        """The ``hand`` event that starts the next hand, when the last one is finished."""
+        st = self.referee.state
+        if st["phase"] not in OVER_PHASES + ("no hand",):
+            return None
+        dealer = st["next_dealer"]
+        return None if dealer is None else {"type": "hand", "dealer": dealer}
+
+    # ------------------------------------------------------------------ outputs
+    def status(self):
+        """The screen's picture of the table now (a hardware.display.TableStatus)."""
+        from hardware.display import TableStatus
+        st = self.referee.state
+        phase = st["phase"]
+        common = dict(score=st["score"], target=st["target"], dealer=st["dealer"])
+        if self.fault:
+            return TableStatus(screen="fault", message=self.fault, **common)
+        if st["winner"] and phase in OVER_PHASES:
+            return TableStatus(screen="game_over", winner=st["winner"], message="Game over",
+                               **common)
+        if phase == "over":
+            rec = self.referee.records()[-1]
+            result = rec.get("result") or {}
+            return TableStatus(screen="hand_over", trump=st["trump"], maker=st["maker"],
+                               tricks=st["tricks"], hand_points=result.get("points"), **common)
+        bidding = phase in ("round 1", "round 2", "deal")
+        return TableStatus(
+            trump=None if bidding else st["trump"], maker=None if bidding else st["maker"],
+            lone=st["alone"] or st["defender_alone"], to_act=st["to_act"],
+            tricks=st["tricks"], upcard=st["upcard"] if bidding else None,
+            bidding_round=2 if phase == "round 2" else 1 if bidding else None,
+            message=self.last_message, **common)
+
+    def _show(self) -> None:
+        if self.screen is not None:
+            self.screen.show(self.status())
+        st = self.referee.state
+        seats = getattr(self.leds, "seats", None) if self.leds is not None else None
+        if seats is not None:
+            seats.show_turn(st["to_act"], computer=st["to_act"] in self.computers)
+        if self.panel is not None:
+            view = self.referee.view(st["to_act"]) if st["to_act"] else None
+            # A person's cards are unknown, but bids do not depend on them: the view of
+            # the seat to act lists its legal bids all the same.
+            self.panel.set_legal([str(a) for a in view.legal] if view is not None else [])
+
+    def _say(self, text: str, priority: bool = False) -> None:
+        if self.speaker is not None and text:
+            from hardware.phrases import speakable
+            self.speaker.say(speakable(text), priority=priority)
+
+
+def _card_words(card: Card) -> str:
+    return card.name
+
+
+def _bid_words(seat: str, action: str, upcard: Optional[str]) -> str:
+    from hardware.phrases import bid_phrase
+    return bid_phrase(seat, action, upcard_suit=Card(upcard).suit if upcard else None)
+
+
+def _last_sentence(message: str, effect: str) -> str:
+    parts = [p.strip() for p in message.split(". ") if p.strip()]
+    if effect == "trick":
+        return next((p for p in parts if " wins trick " in p), parts[-1])
+    return ". ".join(parts[-3:]) if effect == "hand over" else message

@@ -1,0 +1,1 @@
+"""Tests of the serial link to the table board (firmware_host)."""
