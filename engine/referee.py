@@ -868,9 +868,22 @@ class Referee:
         """What ``seat`` may know of the hand in play (``engine.hand.View``), or None when
         no hand is being played. A computer seat decides from this alone."""
         cur = self._t.current
+        seat = parse_seat(seat)
+        if cur is not None and cur.status == "dealing":
+            # Bidding may start before anyone has bid: once the up-card is seen, a seat
+            # sees the hand as it will be when the deal closes (its cards, if read).
+            if cur.upcard is None or len(cur.dealt[seat]) not in (0, 5):
+                return None
+            known = {s: cur.dealt[s] for s in SEATS if len(cur.dealt[s]) == 5}
+            try:
+                hand = Hand.deal(self.rules, dealer=cur.dealer, hands=known, upcard=cur.upcard)
+            except IllegalAction:
+                return None  # a misdeal: the first bid will say so
+            v = hand.view(seat)
+            return dataclasses.replace(v, score=(self._t.score["NS"], self._t.score["EW"]))
         if cur is None or cur.hand is None or cur.status != "playing":
             return None
-        v = cur.hand.view(parse_seat(seat))
+        v = cur.hand.view(seat)
         return dataclasses.replace(v, score=(self._t.score["NS"], self._t.score["EW"]))
 
     def records(self) -> list:

@@ -52,3 +52,16 @@ def test_view_of_the_computer_seat_shows_its_own_cards_only():
     v = ref.view("W")
     assert sorted(v.cards) == sorted(W_CARDS) and v.trump == "H" and v.legal
     assert ref.view("N").cards == () and ref.view("N").legal == ()
+
+
+def test_a_known_seat_can_see_its_hand_before_the_first_bid():
+    ref = Referee(Rules.preset("standard"), known_seats=["W"])
+    ref.feed({"type": "hand", "dealer": "S"})
+    for c in W_CARDS:
+        ref.feed({"type": "dealt", "seat": "W", "card": c})
+    assert ref.view("W") is None          # no up-card yet
+    ref.feed({"type": "upcard", "card": "KH"})
+    v = ref.view("W")
+    assert ref.state["phase"] == "deal" and v.to_act == "W"
+    assert [str(a) for a in v.legal] == ["pass", "order", "order alone"]
+    assert ref.view("N").cards == () and ref.view("N").legal == ()   # N's turn comes later
