@@ -11,6 +11,7 @@ import sys
 COMMAND_MODULES = [
     "controller.cmd_simulate",
     "controller.cmd_referee",
+    "controller.cmd_run",
     "firmware_host.cmd_board",
 ]
 

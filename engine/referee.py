@@ -864,6 +864,11 @@ class Referee:
                   known=[s for s in SEATS if h.is_known(s)])
         return st
 
+    @property
+    def games(self) -> list:
+        """Finished games: ``{"game", "winner", "score"}`` each."""
+        return [dict(g) for g in self._t.games]
+
     def view(self, seat: str):
         """What ``seat`` may know of the hand in play (``engine.hand.View``), or None when
         no hand is being played. A computer seat decides from this alone."""

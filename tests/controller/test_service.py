@@ -1,0 +1,192 @@
+"""The table service with fake devices: camera frames, the bid panel, faults, resume after a crash."""
+import pytest
+
+from controller.config import check_config
+from controller.service import TableService, computer_levels
+from vision.art import art_available
+
+needs_art = pytest.mark.skipif(not art_available(), reason="KDE card art missing: make setup installs it")
+
+W_CARDS = ["JH", "JD", "AH", "9C", "10S"]
+
+
+class Clock:
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self):
+        return self.t
+
+
+class SceneCamera:
+    """A fake camera that draws whatever lies on the table into clean frames."""
+
+    def __init__(self):
+        import numpy as np
+        self.on_table = {}
+        self.rng = np.random.default_rng(3)
+        self.closed = False
+        self.fail = False
+
+    def read(self):
+        from vision.sources import CameraError
+        from vision.synth import compose_frame
+        if self.fail:
+            raise CameraError("unplugged")
+        frame, _ = compose_frame([{"card": c, "at": z} for c, z in self.on_table.items()],
+                                 size=(640, 480), rng=self.rng)
+        return frame
+
+    def close(self):
+        self.closed = True
+
+
+class Recorder:
+    def __init__(self):
+        self.said, self.shown, self.legal = [], [], []
+
+    def say(self, text, priority=False):
+        self.said.append(text)
+
+    def show(self, status):
+        self.shown.append(status)
+
+    def set_legal(self, legal):
+        self.legal = list(legal)
+
+    def get(self, timeout=None):
+        return None
+
+
+def config(tmp_path, zones=False):
+    vision = {"k": 2, "m": 2}
+    if zones:
+        # Calibrate the zones from a frame of the empty mat, as `euchre-table` does at set-up.
+        import numpy as np
+        from vision.synth import compose_frame
+        from vision.zones import calibrate
+        frame, _ = compose_frame([], size=(640, 480), rng=np.random.default_rng(1))
+        calibrate(frame).save(tmp_path / "zones.json")
+        vision["zones"] = "zones.json"
+    return check_config({"table": {"state_dir": str(tmp_path), "first_dealer": "S"},
+                         "seats": {"W": {"kind": "computer", "level": "medium"}},
+                         "vision": vision})
+
+
+def make_service(tmp_path, camera=None, open_camera=None, clock=None):
+    rec = Recorder()
+    cfg = config(tmp_path, zones=camera is not None or open_camera is not None)
+    svc = TableService(cfg, camera=camera, open_camera=open_camera, screen=rec,
+                       speaker=rec, panel=rec, clock=clock or Clock(), monotonic=clock or Clock())
+    return svc, rec
+
+
+def steps_until(svc, predicate, limit=40):
+    for _ in range(limit):
+        svc.step()
+        if predicate():
+            return True
+    return False
+
+
+def test_computer_levels_partner_of_a_person_at_least_hard():
+    cfg = check_config({"seats": {"W": {"kind": "computer", "level": "easy"}}})
+    assert computer_levels(cfg) == {"W": "hard"}
+    cfg = check_config({"table": {"partner_at_least_hard": False},
+                        "seats": {"W": {"kind": "computer", "level": "easy"}}})
+    assert computer_levels(cfg) == {"W": "easy"}
+
+
+@needs_art
+def test_cards_seen_by_the_camera_reach_the_referee_and_the_computer_bids(tmp_path):
+    cam = SceneCamera()
+    svc, rec = make_service(tmp_path, camera=cam)
+    svc.step()
+    assert svc.ctl.referee.state["dealer"] == "S"          # the first hand started itself
+    for card in W_CARDS:                                    # the Pi's cards through the rack
+        cam.on_table = {card: "RACK"}
+        assert steps_until(svc, lambda: card in svc.ctl.computers["W"].slots)
+    cam.on_table = {"KH": "UP"}
+    assert steps_until(svc, lambda: svc.ctl.referee.state["upcard"] == "KH")
+    # W, left of the dealer, bids at once and says so; the panel now offers North's bids.
+    bids = [r.body for r in svc.log.records() if '"bid"' in r.body]
+    assert len(bids) == 1 and '"W"' in bids[0] and any("West" in s for s in rec.said)
+    assert svc.ctl.referee.state["to_act"] == "N" and "pass" in rec.legal
+    svc.on_panel(("bid", "pass"))
+    assert svc.ctl.referee.state["to_act"] == "E"
+    assert rec.shown[-1].to_act == "E"
+
+
+@needs_art
+def test_restart_after_a_crash_resumes_at_the_last_event(tmp_path):
+    cam = SceneCamera()
+    svc, rec = make_service(tmp_path, camera=cam)
+    svc.step()
+    for card in W_CARDS[:3]:
+        cam.on_table = {card: "RACK"}
+        assert steps_until(svc, lambda: card in svc.ctl.computers["W"].slots)
+    before = svc.ctl.referee.state
+    last = svc.log.last_seq
+    # No close(): the process is gone. A new service on the same state directory:
+    again, rec2 = make_service(tmp_path, camera=SceneCamera())
+    assert again.ctl.resumed and again.log.last_seq == last
+    assert again.ctl.referee.state == before
+    assert "Resumed at event" in rec2.shown[-1].message and any("Resumed" in s for s in rec2.said)
+
+
+def test_camera_lost_is_shown_and_spoken_then_recovers(tmp_path):
+    from vision.sources import CameraError
+    clock = Clock()
+    attempts = []
+
+    def open_camera():
+        attempts.append(clock.t)
+        if len(attempts) < 3:
+            raise CameraError("no camera at /dev/video0")
+        return SceneCamera()
+
+    svc, rec = make_service(tmp_path, open_camera=open_camera, clock=clock)
+    svc.step()
+    assert "camera" in svc.faults and rec.shown[-1].screen == "fault"
+    assert any("Camera not found" in s for s in rec.said)
+    svc.step()
+    assert len(attempts) == 1          # it waits before trying again
+    for _ in range(2):
+        clock.t += 2.5
+        svc.step()
+    assert len(attempts) == 3 and "camera" not in svc.faults
+    assert rec.shown[-1].screen != "fault" and any("Camera back" in s for s in rec.said)
+    svc.camera.fail = True             # unplugged while running
+    svc.step()
+    assert "camera" in svc.faults and svc.camera is None
+
+
+def test_a_broken_log_stops_the_watchdog(tmp_path):
+    from controller.log import LogError
+
+    class Notes:
+        def __init__(self):
+            self.sent = []
+
+        def notify(self, s):
+            self.sent.append(s)
+
+    notes = Notes()
+    svc = TableService(config(tmp_path), notifier=notes, clock=Clock(), monotonic=Clock())
+    svc.step()
+    assert notes.sent.count("WATCHDOG=1") == 1
+
+    def broken(*a, **k):
+        raise LogError("disk full")
+
+    class Panel:
+        def __init__(self):
+            self.events = [("bid", "pass")]
+
+        def get(self, timeout=None):
+            return self.events.pop() if self.events else None
+
+    svc.log.append = broken
+    svc.panel = Panel()
+    svc.step()
+    assert not svc.healthy and notes.sent.count("WATCHDOG=1") == 1
