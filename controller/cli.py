@@ -13,6 +13,8 @@ COMMAND_MODULES = [
     "controller.cmd_referee",
     "controller.cmd_run",
     "firmware_host.cmd_board",
+    "vision.cli",
+    "vision.cli_plain",
 ]
 
 

@@ -100,9 +100,8 @@ class TableService:
         placed = {card: seat for seat, card in st.get("trick") or []}
         if st.get("upcard") and st["phase"] in ("deal", "round 1", "overcall"):
             placed[st["upcard"]] = "UP"
-        if placed and hasattr(self.tracker, "assume"):
-            for card, zone in placed.items():
-                self.tracker.assume(card, zone)
+        for card, zone in placed.items():
+            self.tracker.assume(card, zone)
 
     # ------------------------------------------------------------------ the loop
     def step(self) -> None:

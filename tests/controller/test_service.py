@@ -190,3 +190,21 @@ def test_a_broken_log_stops_the_watchdog(tmp_path):
     svc.panel = Panel()
     svc.step()
     assert not svc.healthy and notes.sent.count("WATCHDOG=1") == 1
+
+
+def test_after_a_restart_the_cards_on_the_table_are_not_new_plays(tmp_path):
+    from controller.log import EventLog
+    log = EventLog(str(tmp_path / "table-log.sqlite"))
+    events = [{"type": "hand", "dealer": "S"}] + \
+        [{"type": "dealt", "seat": "W", "card": c} for c in W_CARDS] + \
+        [{"type": "upcard", "card": "KH"}, {"type": "bid", "seat": "W", "bid": "order"},
+         {"type": "discard", "seat": "S"}, {"type": "play", "seat": "W", "card": "AH"},
+         {"type": "play", "seat": "N", "card": "9S"}]
+    for i, e in enumerate(events):
+        log.append(e, at=1000.0 + i)
+    log.close()
+    svc, rec = make_service(tmp_path)
+    assert svc.ctl.resumed and svc.ctl.referee.state["trick"] == [["W", "AH"], ["N", "9S"]]
+    assert svc.tracker.placed() == {"AH": "W", "9S": "N"}
+    for _ in range(4):
+        assert svc.tracker.update([("AH", "W"), ("9S", "N")]) == []

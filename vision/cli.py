@@ -1,0 +1,126 @@
+"""Command-line subcommands of the camera side: `stickers`, `mat` (print and calibrate) and `recognize`."""
+from __future__ import annotations
+
+import json
+import sys
+
+
+def register(subparsers) -> None:
+    """Add ``stickers``, ``mat`` and ``recognize`` to the ``euchre-table`` command line."""
+    p = subparsers.add_parser(
+        "stickers", help="print the 24 QR card stickers",
+        description="Write one QR sticker per card: PNGs named JH.png … and/or a PDF to print "
+                    "at true size (cut and stick one on the face of each card).")
+    p.add_argument("--png-dir", metavar="DIR", help="write JH.png … into DIR")
+    p.add_argument("--pdf", metavar="FILE", help="write an A4 PDF of all stickers")
+    p.add_argument("--size-mm", type=float, default=None,
+                   help="sticker side in mm, quiet zone included (default 45)")
+    p.set_defaults(func=cmd_stickers)
+
+    p = subparsers.add_parser(
+        "mat", help="print the table mat, or calibrate the camera to it",
+        description="With --pdf: write the printable table mat (A3, or --a4). With --calibrate "
+                    "IMAGE --out FILE: find the mat's markers in a camera image and save the "
+                    "zones (image → mat map) as JSON for `recognize --zones` and the service.")
+    p.add_argument("--pdf", metavar="FILE", help="write the mat as a PDF at true size")
+    p.add_argument("--a4", action="store_true", help="the A4 mat instead of A3")
+    p.add_argument("--calibrate", metavar="IMAGE", help="camera image showing the whole mat")
+    p.add_argument("--out", metavar="FILE", help="zones file to write (with --calibrate)")
+    p.set_defaults(func=cmd_mat)
+
+    p = subparsers.add_parser(
+        "recognize", help="read the cards in images",
+        description="Print the cards found in each image: card, zone, corners, confidence.")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--mode", choices=("sticker", "plain"), default="sticker",
+                   help="QR stickers (default) or plain card faces")
+    p.add_argument("--deck", metavar="FILE", help="deck templates for --mode plain "
+                   "(from `euchre-table calibrate deck`)")
+    p.add_argument("--zones", metavar="FILE", help="zones file from `euchre-table mat --calibrate`")
+    p.add_argument("--decoder", choices=("zxing", "zbar"), default="zxing",
+                   help="QR decoder for sticker mode (default zxing)")
+    p.add_argument("--json", action="store_true", help="one JSON object per image")
+    p.set_defaults(func=cmd_recognize)
+
+
+def _fail(message: str) -> int:
+    print(f"euchre-table: {message}", file=sys.stderr)
+    return 2
+
+
+def cmd_stickers(args) -> int:
+    from vision.stickers import STICKER_MM, write_sticker_pdf, write_sticker_pngs
+    if not args.png_dir and not args.pdf:
+        return _fail("stickers: say where to write them: --png-dir DIR and/or --pdf FILE")
+    if args.png_dir:
+        paths = write_sticker_pngs(args.png_dir)
+        print(f"wrote {len(paths)} stickers to {args.png_dir}")
+    if args.pdf:
+        try:
+            write_sticker_pdf(args.pdf, args.size_mm or STICKER_MM)
+        except ValueError as exc:
+            return _fail(f"stickers: {exc}")
+        print(f"wrote {args.pdf}: print at 100% (actual size), "
+              f"stickers {args.size_mm or STICKER_MM:g} mm")
+    return 0
+
+
+def cmd_mat(args) -> int:
+    from vision.zones import CalibrationError, MatLayout, calibrate, write_mat_pdf
+    if not args.pdf and not args.calibrate:
+        return _fail("mat: give --pdf FILE to print the mat, or --calibrate IMAGE --out FILE")
+    if args.pdf:
+        write_mat_pdf(args.pdf, a4=args.a4)
+        print(f"wrote {args.pdf}: print at 100% (actual size) on {'A4' if args.a4 else 'A3'}")
+    if args.calibrate:
+        import cv2
+        if not args.out:
+            return _fail("mat --calibrate needs --out FILE for the zones")
+        image = cv2.imread(args.calibrate, cv2.IMREAD_COLOR)
+        if image is None:
+            return _fail(f"mat: {args.calibrate} is not a readable image")
+        try:
+            # The mat's size is read from its marker ids; --a4 only insists on it.
+            cal = calibrate(image, MatLayout.a4() if args.a4 else None)
+        except CalibrationError as exc:
+            return _fail(f"mat: {exc}")
+        cal.save(args.out)
+        print(f"wrote {args.out}: markers {cal.markers}, fit error {cal.error_mm:.2f} mm")
+    return 0
+
+
+def cmd_recognize(args) -> int:
+    import cv2
+
+    from vision.recognize import RecognizeError, load_plain_deck, recognize
+    from vision.zones import Calibration, CalibrationError
+    zones = deck = None
+    try:
+        if args.zones:
+            zones = Calibration.load(args.zones)
+        if args.mode == "plain":
+            if not args.deck:
+                return _fail("recognize --mode plain needs --deck FILE "
+                             "(made by `euchre-table calibrate deck`)")
+            deck = load_plain_deck(args.deck)
+    except (CalibrationError, RecognizeError, OSError, ValueError) as exc:
+        return _fail(f"recognize: {exc}")
+    status = 0
+    for path in args.images:
+        image = cv2.imread(path, cv2.IMREAD_COLOR)
+        if image is None:
+            print(f"euchre-table: recognize: {path} is not a readable image", file=sys.stderr)
+            status = 1
+            if args.json:
+                print(json.dumps({"image": path, "error": "not a readable image", "cards": []}))
+            continue
+        try:
+            cards = recognize(image, mode=args.mode, zones=zones, deck=deck, decoder=args.decoder)
+        except (RecognizeError, ValueError) as exc:
+            return _fail(f"recognize: {exc}")
+        if args.json:
+            print(json.dumps({"image": path, "mode": args.mode, "cards": cards}))
+        else:
+            found = ", ".join(f"{c['card']}@{c['zone'] or '-'}" for c in cards) or "no cards"
+            print(f"{path}: {found}")
+    return status

@@ -1,0 +1,68 @@
+"""One entry for reading the cards in a frame, by QR sticker or (through vision.plain) by the plain card faces.
+
+>>> import numpy as np
+>>> recognize(np.zeros((48, 64, 3), np.uint8), mode="sticker")
+[]
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import numpy as np
+
+MODES = ("sticker", "plain")
+
+
+class RecognizeError(RuntimeError):
+    """A recognition mode that cannot run, with what to do about it."""
+
+
+def load_plain_deck(path):
+    """The plain-deck helper's templates (``vision.plain.load_deck``)."""
+    plain = _plain()
+    if not hasattr(plain, "load_deck"):
+        raise RecognizeError("vision.plain has no load_deck(): plain-deck mode is not ready")
+    return plain.load_deck(path)
+
+
+def _plain():
+    try:
+        from vision import plain
+    except ImportError as exc:
+        raise RecognizeError(f"plain-deck recognition is not available ({exc}): "
+                             "use --mode sticker") from None
+    if not hasattr(plain, "recognize_plain"):
+        raise RecognizeError("plain-deck recognition is not available yet "
+                             "(vision.plain has no recognize_plain): use --mode sticker")
+    return plain
+
+
+def recognize(frame: np.ndarray, mode: str = "sticker", zones: Optional[Callable] = None,
+              deck=None, decoder: str = "zxing") -> list:
+    """Sightings of cards in a BGR frame, as dicts ``{"card", "zone", "corners",
+    "confidence"}``. ``zones``: a callable image point → zone (a Calibration);
+    ``deck``: templates from :func:`load_plain_deck` (plain mode only)."""
+    if mode == "sticker":
+        from vision.stickers import read_stickers
+        return [s.to_json() for s in read_stickers(frame, decoder=decoder, zones=zones)]
+    if mode == "plain":
+        if deck is None:
+            raise RecognizeError("plain mode needs the deck's templates: give --deck FILE "
+                                 "(made by `euchre-table calibrate deck`)")
+        found = [_as_json(s, zones) for s in _plain().recognize_plain(frame, deck, zones=zones)]
+        # Refusals (no card) are not sightings: a consumer must never see a guess.
+        return [s for s in found if s["card"] is not None]
+    raise RecognizeError(f"unknown mode {mode!r}: choose sticker or plain")
+
+
+def _as_json(s, zones) -> dict:
+    get = s.get if isinstance(s, dict) else (lambda k, d=None: getattr(s, k, d))
+    corners = np.asarray(get("corners"), np.float64).reshape(-1, 2)
+    card = get("card")
+    zone = get("zone")
+    if zone is None and zones is not None and len(corners):
+        c = corners.mean(axis=0)
+        zone = zones((float(c[0]), float(c[1])))
+    return {"card": str(card) if card is not None else None, "zone": zone,
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in corners],
+            "confidence": round(float(get("confidence", 0.0) or 0.0), 3)}

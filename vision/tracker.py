@@ -1,0 +1,187 @@
+"""The frame-to-frame tracker: turns per-frame card sightings into table events for the referee.
+
+A card becomes an event only when it has been seen steadily: ``k`` frames in the
+same zone. It is taken as gone only after ``m`` frames unseen, so a hand passing over
+a card does not make it disappear and reappear. Anything contradictory (one card in
+two zones, or the same card twice in a frame) becomes a ``vision_error`` event,
+never a guess.
+
+>>> t = Tracker(k=2, m=3, rack_seat="E")
+>>> t.update([("JH", "W")])
+[]
+>>> t.update([("JH", "W")])
+[{'type': 'play', 'seat': 'W', 'card': 'JH'}]
+>>> [t.update([]) for _ in range(3)][-1]
+[{'type': 'removed', 'card': 'JH', 'zone': 'W'}, {'type': 'collect'}]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from engine.cards import Card
+
+PLAY_ZONES = ("N", "E", "S", "W")
+
+
+@dataclass
+class _CardState:
+    zone: Optional[str] = None        # where it is placed (an event was emitted), or None
+    absent: int = 0                   # consecutive frames not seen in its placed zone
+    candidate: Optional[str] = None   # zone it is being seen in, not yet placed
+    seen: int = 0                     # frames seen in the candidate zone
+    gap: int = 0                      # frames since the candidate was last seen
+
+
+class Tracker:
+    """Per-frame sightings in, table events out (JSON-ready dicts of the log's vocabulary).
+
+    - ``{"type": "play", "seat": S, "card": C}`` when C has been in S's play zone ``k`` frames
+    - ``{"type": "upcard", "card": C}`` in ``UP``; ``{"type": "dealt", "seat": rack_seat,
+      "card": C}`` in ``RACK``
+    - ``{"type": "removed", "card": C, "zone": Z}`` after ``m`` frames without it
+    - ``{"type": "collect"}`` when the play zones, having held cards, are all empty again
+    - ``{"type": "vision_error", "reason": ..., "cards": [...]}`` for a card in two zones
+      or seen twice in one frame (once per episode, not every frame)
+
+    Sightings may be :class:`vision.stickers.Sighting` objects, dicts with ``card`` and
+    ``zone``, or ``(card, zone)`` pairs; sightings without a card or zone (off the mat)
+    are ignored, except that they do not count as the card being in its zone.
+    """
+
+    def __init__(self, k: int = 3, m: int = 5, rack_seat: Optional[str] = None):
+        if int(k) < 1 or int(m) < 1:
+            raise ValueError(f"tracker needs k ≥ 1 and m ≥ 1 frames (got k={k}, m={m})")
+        if rack_seat is not None and rack_seat not in PLAY_ZONES:
+            raise ValueError(f"rack seat {rack_seat!r} is not a seat: use N, E, S or W")
+        self.k, self.m, self.rack_seat = int(k), int(m), rack_seat
+        self.frame = 0
+        self._cards: dict = {}
+        self._play_held = False
+        self._errors: dict = {}       # error key → last frame it was true
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Tracker":
+        """From a config section like ``{"k": 3, "m": 5, "rack_seat": "E"}``."""
+        extra = set(config) - {"k", "m", "rack_seat"}
+        if extra:
+            raise ValueError(f"unknown tracker setting(s) {sorted(extra)}: use k, m, rack_seat")
+        return cls(config.get("k", 3), config.get("m", 5), config.get("rack_seat"))
+
+    def assume(self, card, zone: str) -> None:
+        """Take ``card`` as already lying in ``zone`` (no event): after a restart the
+        cards of the trick in progress are still on the table, and seeing them again
+        must not make them new plays."""
+        state = self._cards.setdefault(Card(card), _CardState())
+        state.zone, state.absent, state.candidate, state.seen = zone, 0, None, 0
+        if zone in PLAY_ZONES:
+            self._play_held = True
+
+    def placed(self) -> dict:
+        """Cards currently taken as lying on the table: ``{card: zone}``."""
+        return {c: s.zone for c, s in self._cards.items() if s.zone is not None}
+
+    def update(self, sightings: Iterable) -> list:
+        """Feed one frame's sightings; returns the events this frame produced."""
+        self.frame += 1
+        events: list = []
+        by_card: dict = {}
+        for s in sightings:
+            card, zone = _unpack(s)
+            if card is None:
+                continue
+            by_card.setdefault(card, []).append(zone)
+
+        errors_now: list = []
+        for card, zones in by_card.items():
+            if len(zones) > 1:
+                where = ", ".join(z or "off the mat" for z in zones)
+                errors_now.append((("twice", card), f"{card} seen {len(zones)} times in one frame ({where})", card))
+
+        # Cards in the order they were sighted, so events come out in a stable order.
+        for card in list(by_card) + [c for c in self._cards if c not in by_card]:
+            state = self._cards.setdefault(card, _CardState())
+            zones = by_card.get(card, [])
+            if len(zones) > 1:
+                # A contradiction counts neither toward a placement nor as absence.
+                state.candidate, state.seen = None, 0
+                continue
+            zone = zones[0] if zones else None
+            if state.zone is None:
+                if zone is None:
+                    state.gap += 1
+                    if state.candidate is not None and state.gap > self.m:
+                        state.candidate, state.seen = None, 0
+                    continue
+                self._count_candidate(state, zone)
+                if state.seen >= self.k:
+                    state.zone, state.absent = zone, 0
+                    state.candidate, state.seen = None, 0
+                    events.append(self._placement_event(card, zone))
+                    if zone in PLAY_ZONES:
+                        self._play_held = True
+                continue
+            if zone == state.zone:
+                state.absent = 0
+                state.candidate, state.seen = None, 0
+                continue
+            state.absent += 1
+            if zone is None:
+                state.gap += 1
+                if state.candidate is not None and state.gap > self.m:
+                    state.candidate, state.seen = None, 0
+            else:
+                self._count_candidate(state, zone)
+                if state.seen >= self.k:
+                    errors_now.append((("two zones", card),
+                                       f"{card} seen in two zones: {state.zone} and {zone}", card))
+            if state.absent >= self.m:
+                events.append({"type": "removed", "card": str(card), "zone": state.zone})
+                # A moved card is read afresh: k frames in its new zone from now on.
+                state.zone, state.absent = None, 0
+                state.candidate, state.seen = None, 0
+
+        for key, reason, card in errors_now:
+            if key not in self._errors:
+                events.append({"type": "vision_error", "reason": reason, "cards": [str(card)]})
+            self._errors[key] = self.frame
+        # An error stays reported while it recurs within m frames (no repeat on flicker).
+        self._errors = {k: f for k, f in self._errors.items() if self.frame - f < self.m}
+        if self._play_held and not any(s.zone in PLAY_ZONES for s in self._cards.values()):
+            self._play_held = False
+            events.append({"type": "collect"})
+        for card in [c for c, s in self._cards.items()
+                     if s.zone is None and s.candidate is None and c not in by_card]:
+            del self._cards[card]
+        return events
+
+    def _count_candidate(self, state: _CardState, zone: str) -> None:
+        if state.candidate == zone:
+            state.seen += 1
+        else:
+            state.candidate, state.seen = zone, 1
+        state.gap = 0
+
+    def _placement_event(self, card: Card, zone: str) -> dict:
+        if zone in PLAY_ZONES:
+            return {"type": "play", "seat": zone, "card": str(card)}
+        if zone == "UP":
+            return {"type": "upcard", "card": str(card)}
+        if zone == "RACK":
+            if self.rack_seat is None:
+                return {"type": "vision_error", "cards": [str(card)],
+                        "reason": f"{card} laid in the rack, but no seat is set as the "
+                                  "computer's (tracker rack_seat)"}
+            return {"type": "dealt", "seat": self.rack_seat, "card": str(card)}
+        return {"type": "vision_error", "cards": [str(card)],
+                "reason": f"{card} seen in unknown zone {zone!r}"}
+
+
+def _unpack(s) -> tuple:
+    if isinstance(s, dict):
+        card, zone = s.get("card"), s.get("zone")
+    elif isinstance(s, (tuple, list)):
+        card, zone = s[0], s[1]
+    else:
+        card, zone = getattr(s, "card", None), getattr(s, "zone", None)
+    return (Card(card) if card is not None else None), zone
