@@ -6,8 +6,14 @@ PY     := $(VENV)/bin/python
 # KDE card art used to compose test frames (GPL art: installed, never committed), a
 # font with suit symbols, and systemd-analyze for checking the unit file.
 APT_PACKAGES := espeak-ng libzbar0 librsvg2-bin kdegames-card-data-kf5 fonts-dejavu-core systemd
+# On a Raspberry Pi (make setup PI=1): the camera library comes from Raspberry Pi OS, and
+# the venv sees the system's packages so that picamera2 imports.
+ifeq ($(PI),1)
+APT_PACKAGES += python3-picamera2 alsa-utils
+VENV_FLAGS := --system-site-packages
+endif
 
-.PHONY: setup sysdeps demo test bench bench-engine clean
+.PHONY: setup sysdeps demo test bench bench-engine bench-strength bench-vision bench-log clean
 
 setup: sysdeps $(VENV)/.installed
 
@@ -29,7 +35,7 @@ sysdeps:
 	fi
 
 $(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
@@ -40,10 +46,21 @@ demo: setup
 test: setup
 	$(PY) -m pytest -q
 
-bench: bench-engine
+bench: bench-engine bench-log bench-vision bench-strength
 
 bench-engine: setup
 	$(PY) -m bench.engine_speed
+
+bench-log: setup
+	$(PY) -m bench.referee_kill --kills 1000
+	$(PY) -m bench.serial_soak
+
+bench-vision: setup
+	$(PY) -m bench.vision_stickers
+	$(PY) -m bench.vision_plain
+
+bench-strength: setup
+	$(VENV)/bin/euchre-table match --a hard --b medium --pairs 2000 --json
 
 clean:
 	rm -rf $(VENV) out .hypothesis
