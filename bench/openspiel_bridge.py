@@ -32,3 +32,20 @@ def os_state_for(game, dealer: str, hands: dict, upcard) -> "object":
         state.apply_action(to_os_card(per_seat[seat][k // 4]))
     state.apply_action(to_os_card(Card(upcard)))
     return state
+
+
+def os_actions_for(phase_before: str, action, hand) -> list:
+    """OpenSpiel's actions for one of ours, given the hand after it was applied.
+    OpenSpiel asks the maker "alone or with partner?" after the bid (and after the
+    dealer's discard in round 1); our maker says it with the bid."""
+    alone_answer = ALONE if hand.alone is not None else PARTNER
+    if phase_before == "defend":
+        return [ALONE if action.kind == "defend" else PARTNER]
+    if action.kind == "pass":
+        return [PASS]
+    if action.kind in ("order", "call"):
+        suit = SUIT_ACTION[hand.trump]
+        return [suit] if hand.phase == "discard" else [suit, alone_answer]
+    if action.kind == "discard":
+        return [to_os_card(action.card), alone_answer]
+    return [to_os_card(action.card)]

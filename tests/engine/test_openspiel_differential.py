@@ -3,8 +3,8 @@ import random
 
 import pytest
 
-from bench.openspiel_bridge import (ALONE, PARTNER, PASS, SUIT_ACTION, os_state_for,
-                                    to_os_card)
+from bench.openspiel_bridge import (ALONE, PARTNER, PASS, SUIT_ACTION, os_actions_for,
+                                    os_state_for, to_os_card)
 from engine import Hand, Rules
 from engine.cards import SEATS, cards_of
 
@@ -26,22 +26,6 @@ def os_legal_of(hand):
         elif a.kind == "defend":
             out.add(ALONE)
     return out
-
-
-def os_actions_for(phase_before, action, hand):
-    """OpenSpiel's actions for one of ours. OpenSpiel asks the maker "alone or with
-    partner?" after the bid and the dealer's discard; our maker says it with the bid."""
-    alone_answer = ALONE if hand.alone is not None else PARTNER
-    if phase_before == "defend":
-        return [ALONE if action.kind == "defend" else PARTNER]
-    if action.kind == "pass":
-        return [PASS]
-    if action.kind in ("order", "call"):
-        suit = SUIT_ACTION[hand.trump]
-        return [suit] if hand.phase == "discard" else [suit, alone_answer]
-    if action.kind == "discard":
-        return [to_os_card(action.card), alone_answer]
-    return [to_os_card(action.card)]
 
 
 def play_one(game, rules, rng):
