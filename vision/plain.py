@@ -1,0 +1,774 @@
+"""Plain-deck recognition: find ordinary cards on the cloth and read them against a calibrated deck.
+
+Steps, per frame (details and measured figures in docs/vision-plain.md):
+
+1. *Cloth.* The cloth's colour is estimated from the frame border, then refined into
+   a smooth colour field (normalized convolution over the pixels that look like cloth)
+   so that uneven light does not turn cloth into "card". Cards are whatever differs
+   from that field; this also finds dark-bordered decks, which a brightness threshold
+   misses.
+2. *Quadrilaterals.* Each blob must be one convex four-sided shape of a card's
+   proportions; its sides are refitted as straight lines so that rounded card corners
+   do not pull the corners inwards. A blob that is not one card is first cleared of
+   smooth areas reached from the cloth (a glare spot beside the card); if it still is
+   not one card (a hand over it, two cards overlapping) it becomes a refusal.
+3. *Reading.* The card is warped upright in both 180° orientations (landscape cards
+   are turned by the corner order) and every calibrated card is scored by a whole-face
+   colour signature and, for the best few, by the top band that holds the corner
+   index. The close contenders then meet in pairwise tests that look only where two
+   cards differ (the pips of a nine of spades against a nine of clubs). A card is
+   named only when it wins every such test by ``min_margin``, scores at least
+   ``min_score``, and no part of its face differs from the template (a finger, a glare
+   spot); otherwise the sighting has ``card=None`` and a ``reason``.
+
+>>> deck = load_deck("my-deck.npz")                        # doctest: +SKIP
+>>> [s.card for s in recognize_plain(frame, deck)]         # doctest: +SKIP
+[Card('JH'), None]
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import cv2
+import numpy as np
+
+from engine.cards import Card
+
+FORMAT_VERSION = 2
+
+CANON_H = 128
+"""Height in pixels of the upright card every sighting is warped to."""
+BAND_FRACTION = 0.30
+"""The top band holding the corner index, as a fraction of the card's height."""
+BAND_SHIFT = 3
+"""How far (pixels at CANON_H) the band may slip when matched: corners are never exact."""
+SIG_SIZE = (20, 28)
+"""Width and height of the whole-face colour signature."""
+CHECK_GRID = (4, 6)
+"""Columns and rows of cells in the occlusion check."""
+SHORTLIST = 6
+"""How many (card, orientation) pairs, best by signature, get the band comparison."""
+
+DEFAULT_MIN_SCORE = 0.72
+"""Least combined score (signature and index band, 0–1) to name a card. Correctly read
+cards scored 0.74 and more in the tuning frames (1st percentile 0.83)."""
+DEFAULT_MIN_MARGIN = 0.15
+"""Least lead in every pairwise test (about −1 … 1). In the tuning frames the true card
+led by 0.25 or more in 99% of cases (the rest, mostly an ace of hearts against the ace
+of diamonds, are refused); the test is nearly antisymmetric: a wrong card trails as much."""
+DEFAULT_MAX_CELL_DIFF = 1.1
+"""Largest mean difference (normalized grey) in any cell of the face against the template."""
+
+
+class DeckError(ValueError):
+    """A deck file that cannot be used, with a message saying what to do."""
+
+
+@dataclass
+class Sighting:
+    """One card-shaped thing seen in a frame.
+
+    ``card`` is the engine card, or None when the reader refuses (``reason`` says why);
+    ``corners`` are 4 image points (x, y), clockwise from the card's top-left corner as
+    the card reads upright when it was read, else in image order;
+    ``confidence`` is the best match score (0–1), ``margin`` its lead over the best other
+    card; ``zone`` is the zone of the card's centre when a zone map was given.
+    """
+
+    card: Optional[Card]
+    corners: list
+    confidence: float
+    zone: Optional[str] = None
+    margin: float = 0.0
+    reason: Optional[str] = None
+    guess: Optional[Card] = None
+
+    @property
+    def center(self):
+        """The mean of the four corners, (x, y)."""
+        pts = np.asarray(self.corners, dtype=float)
+        return float(pts[:, 0].mean()), float(pts[:, 1].mean())
+
+    def as_dict(self) -> dict:
+        """JSON-ready form: ``card`` as text or None, corners as lists of floats."""
+        return {
+            "card": None if self.card is None else str(self.card),
+            "zone": self.zone,
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "confidence": round(float(self.confidence), 3),
+            "margin": round(float(self.margin), 3),
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class PlainDeck:
+    """The templates of one physical deck, made by a calibration pass.
+
+    ``cards`` lists the calibrated cards (all 24 for a full pass); ``aspect`` is the card's
+    width over height; the arrays are per card, in the order of ``cards``.
+    """
+
+    name: str
+    cards: list
+    aspect: float
+    signatures: np.ndarray      # (n, SIG) unit vectors
+    bands: np.ndarray           # (n, band_h, canon_w) float32 grey
+    checks: np.ndarray          # (n, check_h, check_w) float32, normalized grey
+    faces: np.ndarray           # (n, canon_h, canon_w) float32, softened and normalized grey
+    min_score: float = DEFAULT_MIN_SCORE
+    min_margin: float = DEFAULT_MIN_MARGIN
+    max_cell_diff: float = DEFAULT_MAX_CELL_DIFF
+    meta: dict = field(default_factory=dict)
+    _regions: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def pair_regions(self, i: int, j: int):
+        """Where cards ``i`` and ``j`` of this deck differ most (cached)."""
+        key = (i, j) if i < j else (j, i)
+        if key not in self._regions:
+            self._regions[key] = _pair_regions(self.faces[key[0]], self.faces[key[1]])
+        return self._regions[key]
+
+    @property
+    def canon_size(self):
+        """(width, height) of the upright card sightings are warped to."""
+        return canon_size(self.aspect)
+
+    def save(self, path) -> Path:
+        """Write the deck as a compressed ``.npz`` with its metadata as JSON."""
+        path = Path(path)
+        meta = dict(self.meta)
+        meta.update(format="euchre-table plain deck", version=FORMAT_VERSION, name=self.name,
+                    cards=[str(c) for c in self.cards], aspect=self.aspect,
+                    canon_h=CANON_H, band_fraction=BAND_FRACTION, sig_size=list(SIG_SIZE),
+                    min_score=self.min_score, min_margin=self.min_margin,
+                    max_cell_diff=self.max_cell_diff)
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), signatures=self.signatures,
+                                bands=self.bands, checks=self.checks, faces=self.faces)
+        return path
+
+
+def canon_size(aspect: float):
+    """(width, height) of the canonical upright card for a deck of this aspect."""
+    return max(16, int(round(CANON_H * aspect))), CANON_H
+
+
+def load_deck(path) -> PlainDeck:
+    """Read a deck written by ``euchre-table calibrate deck`` (or :meth:`PlainDeck.save`)."""
+    path = Path(path)
+    if not path.is_file():
+        raise DeckError(f"deck file {path} does not exist: make one with "
+                        "`euchre-table calibrate deck --from-dir DIR --out FILE`")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            sig, bands, checks = data["signatures"], data["bands"], data["checks"]
+            faces = data["faces"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise DeckError(f"{path} is not a plain-deck file ({exc}): make one with "
+                        "`euchre-table calibrate deck --from-dir DIR --out FILE`") from exc
+    if meta.get("format") != "euchre-table plain deck":
+        raise DeckError(f"{path} is not a plain-deck file: calibrate the deck again")
+    if meta.get("version") != FORMAT_VERSION or meta.get("canon_h") != CANON_H \
+            or meta.get("band_fraction") != BAND_FRACTION or tuple(meta.get("sig_size", ())) != SIG_SIZE:
+        raise DeckError(f"{path} was made by another version of euchre-table "
+                        f"(format {meta.get('version')}): calibrate the deck again")
+    cards = [Card(c) for c in meta["cards"]]
+    return PlainDeck(name=meta.get("name", path.stem), cards=cards, aspect=float(meta["aspect"]),
+                     signatures=sig.astype(np.float32), bands=bands.astype(np.float32),
+                     checks=checks.astype(np.float32), faces=faces.astype(np.float32),
+                     min_score=float(meta.get("min_score", DEFAULT_MIN_SCORE)),
+                     min_margin=float(meta.get("min_margin", DEFAULT_MIN_MARGIN)),
+                     max_cell_diff=float(meta.get("max_cell_diff", DEFAULT_MAX_CELL_DIFF)),
+                     meta=meta)
+
+
+# --- features shared by calibration and recognition -------------------------------
+
+def _signature(canon_bgr: np.ndarray) -> np.ndarray:
+    """Whole-face colour signature: small Lab image, inset, zero-mean, unit length.
+    Lightness and chroma both count, so a red nine and a black nine differ."""
+    small = cv2.resize(canon_bgr, SIG_SIZE, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)[1:-1, 1:-1]
+    lab -= lab.reshape(-1, 3).mean(axis=0)
+    lab[:, :, 1:] *= 1.5  # chroma varies less than lightness; weigh it up to be heard
+    v = lab.ravel()
+    return v / (np.linalg.norm(v) + 1e-6)
+
+
+def _band(grey: np.ndarray) -> np.ndarray:
+    h = int(round(CANON_H * BAND_FRACTION))
+    return grey[:h].astype(np.float32)
+
+
+def _check_image(grey: np.ndarray) -> np.ndarray:
+    """Grey face at low resolution, inset and normalized, for the cover check."""
+    cw, ch = CHECK_GRID[0] * 8, CHECK_GRID[1] * 8
+    small = cv2.resize(grey, (cw + 4, ch + 4), interpolation=cv2.INTER_AREA)[2:-2, 2:-2]
+    small = small.astype(np.float32)
+    return (small - small.mean()) / (small.std() + 1e-3)
+
+
+def _pair_image(grey: np.ndarray) -> np.ndarray:
+    """Grey face softened (so that a pixel or two of misplacement does not count),
+    inset past the rounded corners, and normalized: for the pairwise test."""
+    g = grey.astype(np.float32)
+    # High-pass: uneven light across a card would otherwise lean towards one template.
+    h, w = g.shape
+    low = cv2.resize(cv2.resize(g, (max(2, w // 12), max(2, h // 12)), interpolation=cv2.INTER_AREA),
+                     (w, h), interpolation=cv2.INTER_LINEAR)
+    g = cv2.GaussianBlur(g, (0, 0), 1.2) - low
+    m = max(2, g.shape[0] // 32)
+    g = g[m:-m, m:-m]
+    return (g - g.mean()) / (g.std() + 1e-3)
+
+
+def template_from_face(face_bgr: np.ndarray, aspect: float):
+    """Signature, band, check image and pairwise image of an upright, tightly cropped
+    card face.
+
+    The face is brought to the canonical size and softened a little, as a camera would
+    see it, so that templates and sightings meet halfway."""
+    w, h = canon_size(aspect)
+    canon = cv2.resize(face_bgr, (w, h), interpolation=cv2.INTER_AREA)
+    canon = cv2.GaussianBlur(canon, (0, 0), 0.7)
+    grey = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
+    return _signature(canon), _band(grey), _check_image(grey), _pair_image(grey)
+
+
+# --- finding cards ------------------------------------------------------------------
+
+DARKER_WEIGHT, BRIGHTER_WEIGHT = 1.0, 0.5
+"""Weights of lightness against chroma in the distance from the cloth: in full where a
+pixel is darker than the cloth (a black card on a grey cloth differs in lightness only),
+at half where it is brighter, since glare and light only ever add lightness."""
+
+
+def _cloth_distance(lab: np.ndarray, cloth: np.ndarray) -> np.ndarray:
+    """Per-pixel L1 distance (uint8) in Lab from the cloth's colour, lightness weighted
+    by whether the pixel is darker or brighter than the cloth."""
+    darker = cv2.subtract(cloth[:, :, 0], lab[:, :, 0])
+    brighter = cv2.subtract(lab[:, :, 0], cloth[:, :, 0])
+    chroma = cv2.transform(cv2.absdiff(lab, cloth), np.array([[0.0, 1.0, 1.0]], np.float32))
+    light = cv2.addWeighted(darker, DARKER_WEIGHT, brighter, BRIGHTER_WEIGHT, 0.0)
+    return cv2.add(light, chroma)
+
+WORK_WIDTH = 640
+"""Frames wider than this are searched for cards at this width (read at full size)."""
+
+
+def cloth_mask(frame_bgr: np.ndarray) -> np.ndarray:
+    """Mask (uint8 0/255) of pixels that differ from the cloth, at the frame's size.
+
+    The cloth colour comes from the frame border first, then from a smooth colour field
+    estimated over the pixels that look like cloth, which follows uneven light.
+    Distances are L1 in Lab, see :func:`_cloth_distance`; all full-frame work stays in
+    8-bit OpenCV calls for speed."""
+    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
+    h, w = lab.shape[:2]
+    # The cloth is estimated at half size (it is smooth); only the final comparison
+    # runs at full size, where the card's outline is drawn.
+    half = w >= 400
+    lab_s = cv2.resize(lab, (w // 2, h // 2), interpolation=cv2.INTER_AREA) if half else lab
+    hs, ws = lab_s.shape[:2]
+    b = max(2, int(0.03 * min(hs, ws)))
+    border = np.concatenate([lab_s[:b].reshape(-1, 3), lab_s[-b:].reshape(-1, 3),
+                             lab_s[:, :b].reshape(-1, 3), lab_s[:, -b:].reshape(-1, 3)])
+    cloth = np.median(border, axis=0)
+    dist = _cloth_distance(lab_s, np.full_like(lab_s, 0) + cloth.astype(np.uint8))
+    like_cloth = (dist < max(14.0, np.percentile(dist[::2, ::2], 30) * 2.5)).astype(np.uint8)
+    # Normalized convolution at low resolution: the cloth's local colour, filled in
+    # under the cards from the cloth around them. A second, finer pass takes back
+    # cloth that the first pass missed under a glare spot or a strong light gradient.
+    gw, gh = max(8, w // 16), max(6, h // 16)
+    for sigma_cells, factor in ((4.0, 2.5), (2.0, 2.2)):
+        m = cv2.resize(like_cloth.astype(np.float32), (gw, gh), interpolation=cv2.INTER_AREA)
+        num = cv2.resize(cv2.bitwise_and(lab_s, lab_s, mask=like_cloth), (gw, gh),
+                         interpolation=cv2.INTER_AREA).astype(np.float32)
+        m_s = cv2.GaussianBlur(m, (0, 0), sigma_cells)
+        num_s = cv2.GaussianBlur(num, (0, 0), sigma_cells)
+        grid = num_s / np.maximum(m_s, 1e-3)[:, :, None]
+        grid[m_s < 1e-3] = cloth
+        grid = np.clip(grid, 0, 255).astype(np.uint8)
+        field_ = cv2.resize(grid, (ws, hs), interpolation=cv2.INTER_LINEAR)
+        dist = _cloth_distance(lab_s, field_)
+        on_cloth = dist[like_cloth > 0]
+        noise = float(np.percentile(on_cloth[::3], 90)) if on_cloth.size else 5.0
+        like_cloth = (dist < max(12.0, factor * noise)).astype(np.uint8)
+    if half:
+        dist = _cloth_distance(lab, cv2.resize(grid, (w, h), interpolation=cv2.INTER_LINEAR))
+        # Sensor noise is larger at full size than in the averaged half-size image.
+        sample = dist[::4, ::4]
+        near = cv2.resize(like_cloth, (sample.shape[1], sample.shape[0]), interpolation=cv2.INTER_NEAREST)
+        on_cloth = sample[near > 0]
+        noise = float(np.percentile(on_cloth, 90)) if on_cloth.size else noise
+    mask = cv2.threshold(dist, max(12.0, 2.2 * noise), 255, cv2.THRESH_BINARY)[1]
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    # Closing bridges dark index glyphs that touch a dark card border on a dark cloth.
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+    return mask
+
+
+def _fit_sides(pts: np.ndarray, quad: np.ndarray, lo: float, hi: float, tol: float):
+    """Lines fitted (total least squares) to the contour points along each side of
+    ``quad``, and their crossings: the refined corners, or None."""
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(d[0], d[1]))
+        if length < 4:
+            return None
+        u = d / length
+        rel = pts - a
+        t = rel @ u
+        off = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+        sel = pts[(t > lo * length) & (t < hi * length) & (off < max(2.0, tol * length))]
+        if len(sel) < 5:
+            return None
+        centre = sel.mean(axis=0)
+        # The side's direction is the main axis of its points (closed form of PCA in 2-D).
+        dx, dy = (sel - centre).T
+        angle = 0.5 * np.arctan2(2 * float(dx @ dy), float(dx @ dx) - float(dy @ dy))
+        lines.append((centre, np.array([np.cos(angle), np.sin(angle)])))
+    corners = np.empty((4, 2), np.float32)
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        det = d1[0] * (-d2[1]) - (-d2[0]) * d1[1]
+        if abs(det) < 1e-6:
+            return None
+        r = p2 - p1
+        s1 = (r[0] * (-d2[1]) - (-d2[0]) * r[1]) / det
+        corners[i] = p1 + s1 * d1
+    return corners
+
+
+def _line_fit_corners(contour: np.ndarray, quad: np.ndarray) -> Optional[np.ndarray]:
+    """Corners as the crossings of straight lines fitted to each side, which puts them
+    where a square-cornered card's corners would be. The first fit uses the middle of
+    each side of the rough polygon (whose corners cut across rounded card corners);
+    the second, the whole straight part of each side found by the first."""
+    pts = contour.reshape(-1, 2).astype(np.float32)
+    if len(pts) > 400:
+        pts = pts[::2]  # neighbours on a contour add little to a line fit
+    out = _fit_sides(pts, quad.astype(np.float32), 0.25, 0.75, 0.08)
+    if out is not None:
+        second = _fit_sides(pts, out, 0.12, 0.88, 0.02)
+        out = second if second is not None else out
+    if out is None:
+        return None
+    if np.abs(out - quad).max() > 0.15 * cv2.arcLength(quad.reshape(-1, 1, 2), True) / 4:
+        return None  # the fit went astray; keep the polygon's own corners
+    return out
+
+
+def _quad_of(c: np.ndarray):
+    """``(kind, quad)`` of one outline: ``("card", corners)``, ``("other", None)`` for a
+    clean shape that is no card (a marker), ``("unclear", None)`` for anything else."""
+    area = cv2.contourArea(c)
+    hull = cv2.convexHull(c)
+    if area / max(cv2.contourArea(hull), 1) <= 0.92:
+        return "unclear", None
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.03, 0.045, 0.06, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) <= 4:
+            break
+    if len(approx) != 4:
+        return "unclear", None
+    q = approx.reshape(4, 2).astype(np.float32)
+    rough = [np.hypot(*(q[i] - q[(i + 1) % 4])) for i in range(4)]
+    short, long_ = sorted((rough[0] + rough[2], rough[1] + rough[3]))
+    if not 0.4 < short / long_ < 0.95:
+        return "other", None  # far from a card's shape, whatever the refinement
+    refined = _line_fit_corners(c, q)
+    q = refined if refined is not None else q
+    sides = [np.hypot(*(q[i] - q[(i + 1) % 4])) for i in range(4)]
+    short, long_ = sorted((sides[0] + sides[2], sides[1] + sides[3]))
+    if not 0.45 < short / long_ < 0.92:
+        return "other", None  # a clean shape, but no card: a marker, a coaster, a phone
+    # A camera above the table sees a card's opposite sides at nearly the same length;
+    # a larger difference means the outline took in something beside the card.
+    if max(abs(sides[0] - sides[2]) / max(sides[0], sides[2]),
+           abs(sides[1] - sides[3]) / max(sides[1], sides[3])) > MAX_SIDE_SKEW:
+        return "unclear", None
+    # A card fills its quadrilateral but for the rounded corners; less means something
+    # (a hand the colour of the cloth, say) takes a bite out of it.
+    if 0.955 < area / max(cv2.contourArea(q), 1) < 1.06:
+        return "card", q
+    return "unclear", None
+
+
+MAX_SIDE_SKEW = 0.07
+"""Largest relative difference between a card's opposite sides in the image."""
+
+SMOOTH_GRADIENT = 30.0
+"""Sobel magnitude (grey levels, after a light blur) below which the picture is "smooth":
+a glare spot or a light gradient is smooth, a card's edge never is."""
+
+
+def _split_smooth(grad: np.ndarray, mask: np.ndarray, c: np.ndarray) -> list:
+    """Outlines left in a blob after taking away the smooth parts reached from the cloth.
+
+    A glare spot on the cloth next to a card joins the card's blob, yet it changes only
+    gently while the card's edge is a step: the smooth areas connected to the cloth
+    outside the blob are cloth in a different light, and what remains is the card."""
+    h, w = mask.shape
+    x, y, bw, bh = cv2.boundingRect(c)
+    pad = 4
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
+    blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(blob, [c], -1, 255, -1, offset=(-x0, -y0))
+    smooth = (grad[y0:y1, x0:x1] < SMOOTH_GRADIENT).astype(np.uint8)
+    n, labels = cv2.connectedComponents(smooth, connectivity=4)
+    outside = (blob == 0) & (smooth > 0)
+    cloth_labels = np.unique(labels[outside])
+    cloth_labels = cloth_labels[cloth_labels > 0]
+    rest = blob.copy()
+    rest[np.isin(labels, cloth_labels)] = 0
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    subs, _ = cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
+    return subs
+
+
+def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
+    """The smallest, over the four sides, fraction of points along a side where the
+    picture has a step (within 2 pixels of the side)."""
+    h, w = grad.shape
+    strong = cv2.dilate((grad >= SMOOTH_GRADIENT).astype(np.uint8), np.ones((5, 5), np.uint8))
+    worst = 1.0
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        n = max(8, int(np.hypot(*(b - a))))
+        t = np.linspace(0.08, 0.92, n)[:, None]
+        pts = np.round(a + t * (b - a)).astype(int)
+        inside = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
+        if not inside.all():
+            return 0.0
+        worst = min(worst, float(strong[pts[:, 1], pts[:, 0]].mean()))
+    return worst
+
+
+def _densify(poly: np.ndarray) -> np.ndarray:
+    """A polygon's outline with a point every pixel, as a contour (for line fitting)."""
+    p = poly.reshape(-1, 2).astype(np.float32)
+    out = []
+    for a, b in zip(p, np.roll(p, -1, axis=0)):
+        n = max(1, int(np.ceil(np.hypot(*(b - a)))))
+        out.append(a + np.linspace(0, 1, n, endpoint=False)[:, None] * (b - a))
+    return np.round(np.concatenate(out)).astype(np.int32).reshape(-1, 1, 2)
+
+
+def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0):
+    """Each side moved onto the strongest steps within ``reach`` pixels of it (a line
+    fitted through them, weighted by their strength), and the corners recomputed."""
+    h, w = grad.shape
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(d[0], d[1]))
+        if length < 8:
+            return None
+        u = d / length
+        n = np.array([-u[1], u[0]])
+        ts = np.arange(0.1 * length, 0.9 * length, 1.0)
+        offs = np.arange(-reach, reach + 1, 1.0)
+        pts = a + ts[:, None, None] * u + offs[None, :, None] * n      # (T, O, 2)
+        xi = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+        yi = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+        g = grad[yi, xi]                                                # (T, O)
+        best = g.argmax(axis=1)
+        strength = g[np.arange(len(ts)), best]
+        keep = strength >= SMOOTH_GRADIENT
+        if keep.sum() < 0.6 * len(ts):
+            return None
+        sel = pts[np.arange(len(ts)), best][keep]
+        wts = strength[keep]
+        centre = (sel * wts[:, None]).sum(axis=0) / wts.sum()
+        dx, dy = (sel - centre).T * np.sqrt(wts)
+        angle = 0.5 * np.arctan2(2 * float(dx @ dy), float(dx @ dx) - float(dy @ dy))
+        lines.append((centre, np.array([np.cos(angle), np.sin(angle)])))
+    corners = np.empty((4, 2), np.float32)
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        det = d1[0] * (-d2[1]) - (-d2[0]) * d1[1]
+        if abs(det) < 1e-6:
+            return None
+        r = p2 - p1
+        corners[i] = p1 + (r[0] * (-d2[1]) - (-d2[0]) * r[1]) / det * d1
+    return corners
+
+
+def _hull_quad(grad: np.ndarray, c: np.ndarray):
+    """A card's quadrilateral from a ragged outline (a dark face on a cloth of nearly its
+    colour). The blob's rotated bounding box, snapped onto the picture's steps nearby,
+    must be a clean card shape that the blob fills to 75%, and every side of it must run
+    along a step in the picture: a hand of the cloth's colour over the card leaves a side
+    without a step there, and is refused."""
+    box = cv2.boxPoints(cv2.minAreaRect(c)).astype(np.float32)
+    q = _snap_to_edges(grad, _clockwise(box))
+    if q is None:
+        return None
+    kind, q2 = _quad_of(_densify(q))
+    if kind != "card" or cv2.contourArea(c) < 0.75 * cv2.contourArea(q2):
+        return None
+    if _edge_support(grad, q2) < 0.9:
+        return None
+    return q2
+
+
+def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003):
+    """Card-shaped blobs: list of ``(corners or None, outline_box)`` in frame pixels.
+
+    ``corners`` is a (4, 2) float array, clockwise in image coordinates, when the blob is
+    one clean card; None when it is card-sized but not one card (covered, overlapping)."""
+    h, w = frame_bgr.shape[:2]
+    scale = 1.0
+    work = frame_bgr
+    if w > WORK_WIDTH:
+        scale = WORK_WIDTH / w
+        work = cv2.resize(frame_bgr, (WORK_WIDTH, int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    mask = cloth_mask(work)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    wh, ww = work.shape[:2]
+    min_area = min_area_fraction * ww * wh
+    grad = None
+    found = []
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < min_area or area > 0.5 * ww * wh:
+            continue
+        pts = c.reshape(-1, 2)
+        on_edge = np.count_nonzero((pts[:, 0] <= 1) | (pts[:, 1] <= 1) |
+                                   (pts[:, 0] >= ww - 2) | (pts[:, 1] >= wh - 2))
+        if on_edge > 0.05 * len(pts):
+            continue  # cut by the frame's edge: outside the play areas, and unreadable
+        kind, quad = _quad_of(c)
+        if kind == "other":
+            continue
+        if kind == "unclear":
+            if grad is None:
+                grey = cv2.GaussianBlur(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
+                grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+            parts = [s for s in _split_smooth(grad, mask, c) if cv2.contourArea(s) >= min_area]
+            quads = [q for k, q in (_quad_of(s) for s in parts) if k == "card"]
+            if quads and len(quads) == len(parts):
+                found.extend((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale)
+                             for q in quads)
+                continue
+            q = _hull_quad(grad, c)
+            if q is not None:
+                found.append((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale))
+                continue
+        box = cv2.boxPoints(cv2.minAreaRect(c)) / scale
+        found.append((None if quad is None else _clockwise(quad) / scale, box))
+    return found
+
+
+def _clockwise(quad: np.ndarray) -> np.ndarray:
+    c = quad.mean(axis=0)
+    ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
+    q = quad[np.argsort(ang)]  # image y is down, so increasing angle is clockwise
+    return q.astype(np.float32)
+
+
+def _portrait_orders(quad: np.ndarray):
+    """The two corner orders (TL, TR, BR, BL) that stand the card upright, one per 180°."""
+    d01 = np.hypot(*(quad[0] - quad[1])) + np.hypot(*(quad[2] - quad[3]))
+    d12 = np.hypot(*(quad[1] - quad[2])) + np.hypot(*(quad[3] - quad[0]))
+    start = 0 if d01 <= d12 else 1  # the top edge is a short side
+    a = np.roll(quad, -start, axis=0)
+    return a, np.roll(a, -2, axis=0)
+
+
+# --- reading ------------------------------------------------------------------------
+
+def _read(frame_bgr, quad, deck: PlainDeck):
+    """Score the calibrated cards against one quadrilateral: a list of
+    ``(score, card_index, orientation)``, best first, and the two upright views."""
+    w, h = deck.canon_size
+    dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    views = []
+    for order in _portrait_orders(quad):
+        m = cv2.getPerspectiveTransform(order.astype(np.float32), dst)
+        canon = cv2.warpPerspective(frame_bgr, m, (w, h), flags=cv2.INTER_AREA,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        grey = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
+        views.append((order, _signature(canon), grey))
+    sig = np.stack([v[1] for v in views])             # (2, S)
+    full = sig @ deck.signatures.T                     # (2, n)
+    flat = np.argsort(full.ravel())[::-1][:SHORTLIST]
+    scores = {}
+    bh = deck.bands.shape[1]
+    bands = [_band(v[2]) for v in views]
+    for k in flat:
+        o, i = divmod(int(k), full.shape[1])
+        tmpl = deck.bands[i][BAND_SHIFT:bh - BAND_SHIFT, BAND_SHIFT:-BAND_SHIFT]
+        band = float(cv2.matchTemplate(bands[o], tmpl, cv2.TM_CCOEFF_NORMED).max())
+        score = 0.6 * band + 0.4 * float(full[o, i])
+        if i not in scores or score > scores[i][0]:
+            scores[i] = (score, o)
+    ranked = sorted(((sc, i, o) for i, (sc, o) in scores.items()), reverse=True)
+    # Cards off the shortlist are ranked by their signature alone, which is enough to
+    # know they are far behind.
+    for i in range(full.shape[1]):
+        if i not in scores:
+            o = int(np.argmax(full[:, i]))
+            ranked.append((float(full[o, i]), i, o))
+    ranked.sort(reverse=True)
+    return ranked, views
+
+
+PAIR_TOP = 3
+"""How many places, where the two cards differ most, the pairwise test looks at."""
+PAIR_GROW = 7
+"""Pixels by which the places where two cards differ are grown before they are boxed."""
+PAIR_MIN_MATCH = 0.7
+"""A place where the view matches neither card at least this well (normalized
+correlation) decides nothing."""
+PAIR_SHIFT = 3
+"""How far (pixels) each place may slip to meet each template: corners are never exact."""
+
+
+def _pair_regions(a: np.ndarray, b: np.ndarray):
+    """Boxes ``(x0, y0, x1, y1, weight)`` around the places where two templates differ
+    most: whole pips and indices, not cells cut through them."""
+    d = cv2.GaussianBlur(np.abs(a - b), (0, 0), 2.0)
+    peak = float(d.max())
+    if peak < 1e-3:
+        return []
+    # Grown a little so that one pip makes one place: a heart and a diamond differ at
+    # both ends, and only the whole pip tells them apart either way up.
+    strong = cv2.dilate((d > 0.35 * peak).astype(np.uint8), np.ones((PAIR_GROW, PAIR_GROW), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(strong)
+    h, w = a.shape
+    boxes = []
+    for i in range(1, n):
+        x, y, bw, bh, _ = stats[i]
+        weight = float(d[labels == i].sum())
+        boxes.append((max(0, x - 2), max(0, y - 2), min(w, x + bw + 2), min(h, y + bh + 2), weight))
+    boxes.sort(key=lambda bx: -bx[4])
+    return boxes[:PAIR_TOP]
+
+
+def _pair_test(x: np.ndarray, a: np.ndarray, b: np.ndarray, boxes=None, xb=None) -> float:
+    """How much better ``x`` matches template ``a`` than template ``b`` (about −1 … 1),
+    looking only where the two differ most: a nine of spades and a nine of clubs differ
+    in a few pips, which a whole-card score barely notices but this test weighs in full.
+    Each place is matched with a small slip allowed for each template on its own, so
+    that a corner placed a pixel or two off does not favour one of them. ``xb``, if
+    given, is the view that ``b`` is matched in (the card the other way up: each card
+    is judged the way up that suits it)."""
+    if boxes is None:
+        boxes = _pair_regions(a, b)
+    if not boxes:
+        return 0.0
+    s = PAIR_SHIFT
+    xp = cv2.copyMakeBorder(x, s, s, s, s, cv2.BORDER_REPLICATE)
+    xbp = xp if xb is None else cv2.copyMakeBorder(xb, s, s, s, s, cv2.BORDER_REPLICATE)
+    bp = cv2.copyMakeBorder(b, s, s, s, s, cv2.BORDER_REPLICATE)
+    t = total = 0.0
+    for x0, y0, x1, y1, weight in boxes:
+        ta, tb = a[y0:y1, x0:x1], b[y0:y1, x0:x1]
+        region = xp[y0:y1 + 2 * s, x0:x1 + 2 * s]
+        sa = float(cv2.matchTemplate(region, ta, cv2.TM_CCOEFF_NORMED).max())
+        sb = float(cv2.matchTemplate(xbp[y0:y1 + 2 * s, x0:x1 + 2 * s], tb, cv2.TM_CCOEFF_NORMED).max())
+        # Scaled by how alike the two templates are there, so that x == a gives +1
+        # and x == b gives −1 however small the difference between them.
+        ab = float(cv2.matchTemplate(bp[y0:y1 + 2 * s, x0:x1 + 2 * s], ta, cv2.TM_CCOEFF_NORMED).max())
+        if max(sa, sb) >= PAIR_MIN_MATCH:
+            t += weight * (sa - sb) / max(1.0 - ab, 0.1)
+        # else: the place looks like neither card (something else is there): it counts
+        # for neither, which pulls the result towards "not sure".
+        total += weight
+    return t / total
+
+
+def _cell_diff(grey: np.ndarray, check: np.ndarray) -> float:
+    """Largest mean difference over the cells of the face: high where something covers
+    part of the card or a glare spot hides it."""
+    d = np.abs(_check_image(grey) - check)
+    cw, ch = CHECK_GRID
+    return float(d.reshape(ch, d.shape[0] // ch, cw, d.shape[1] // cw).mean(axis=(1, 3)).max())
+
+
+def recognize_plain(frame_bgr: np.ndarray, deck: PlainDeck,
+                    zones: Optional[Callable] = None) -> list:
+    """Every card-shaped thing in a BGR frame, read against ``deck``.
+
+    ``zones``, if given, is any callable mapping an image point ``(x, y)`` to a zone name
+    (or None); each sighting's ``zone`` is then the zone of its centre. Refused sightings
+    (``card is None``) are returned too, so that a tracker knows something is there.
+    """
+    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+        raise ValueError("recognize_plain needs a BGR colour image (height × width × 3 array), "
+                         f"got {getattr(frame_bgr, 'shape', type(frame_bgr))}")
+    if frame_bgr.dtype != np.uint8:
+        raise ValueError(f"recognize_plain needs an 8-bit image, got {frame_bgr.dtype}")
+    sightings = []
+    for quad, box in find_card_quads(frame_bgr):
+        if quad is None:
+            s = Sighting(None, box.tolist(), 0.0, reason="not one clean card (covered or overlapping)")
+        else:
+            s = _decide(quad, *_read(frame_bgr, quad, deck), deck)
+        if zones is not None:
+            s.zone = zones(s.center)
+        sightings.append(s)
+    return sightings
+
+
+RIVAL_GAP = 0.12
+"""Cards scoring within this of the best must also lose the pairwise test."""
+
+
+def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
+    """Name the card only if one contender beats every other close contender in the
+    pairwise test, scores at least ``min_score`` and matches its template everywhere."""
+    best = ranked[0][0]
+    xs = [_pair_image(v[2]) for v in views]
+    contenders = [(sc, j) for sc, j, _ in ranked if sc >= best - RIVAL_GAP]
+    winner, order, grey, margin, reason = None, views[ranked[0][2]][0], views[ranked[0][2]][2], 0.0, None
+    losses = []
+    # The pairwise test is the finer judge: a card the whole-face score put second (under
+    # glare, say) may still win every duel, and is then the card.
+    # The candidate is judged the way up that suits it, settled on the whole face: a near
+    # symmetric card (an ace, a jack) can rank well upside down, its art inverted.
+    way_up = {j: int(np.argmax([float((x * deck.faces[j]).sum()) for x in xs]))
+              for _, j in contenders[:3]}
+    for sc, i in contenders[:3]:
+        a = deck.faces[i]
+        o = way_up[i]
+        worst, worst_j = 1.0, None
+        for _, j in contenders:
+            if j == i:
+                continue
+            # The rival is given both ways up: the view that suits the candidate may be
+            # the card upside down, where the true card looks poor.
+            t = min(_pair_test(xs[o], a, deck.faces[j], deck.pair_regions(i, j), xb=xb) for xb in xs)
+            if t < worst:
+                worst, worst_j = t, j
+            if t < deck.min_margin:
+                break
+        if worst >= deck.min_margin:
+            winner, order, grey, margin, score = i, views[o][0], views[o][2], worst, sc
+            break
+        losses.append((i, worst_j, worst))
+    if winner is None:
+        i, j, t = losses[0]
+        card = deck.cards[i]
+        reason = f"{card} is not clearly told from {deck.cards[j]} ({t:.2f} < {deck.min_margin:.2f})"
+        return Sighting(None, order.tolist(), best, margin=t, reason=reason, guess=card)
+    card = deck.cards[winner]
+    if score < deck.min_score:
+        reason = f"best match {card} scores {score:.2f}, below {deck.min_score:.2f}"
+    else:
+        diff = _cell_diff(grey, deck.checks[winner])
+        if diff > deck.max_cell_diff:
+            reason = f"part of the card differs from {card} ({diff:.2f}): covered or glare"
+    return Sighting(None if reason else card, order.tolist(), score, margin=margin,
+                    reason=reason, guess=card)
