@@ -89,9 +89,12 @@ class TableController:
             return v
         if self.on_verdict is not None:
             self.on_verdict(event, v)
-        text = v.message if v.ok else v.reason
-        if text and (not v.ok or v.effect not in ("noted", "dealt")):
-            self.last_message = text
+        if not v.ok and v.reason:
+            self.last_message = v.reason
+        elif v.message and v.effect not in ("noted", "dealt"):
+            # The screen has one line: the first sentence says what just happened; the
+            # arrow already shows whose turn it is.
+            self.last_message = v.message.split(". ")[0]
         if not v.ok and v.reason:
             self._say(v.reason, priority=True)
         elif v.revoke:
