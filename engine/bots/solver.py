@@ -7,9 +7,9 @@ defender), so two or three such zero-window searches give the exact score, and a
 search prunes far more than one that counts tricks. Scores are monotone in the makers'
 tricks, so the side maximising tricks also maximises points: solving for tricks is exact.
 
->>> from engine.cards import mask_of
+>>> from engine.cards import mask_of, parse_cards
 >>> s = Solver("H", maker_team=0)
->>> hands = [mask_of("JH AH"), mask_of("9S 10S"), mask_of("JD KH"), mask_of("QS KS")]
+>>> hands = [mask_of(parse_cards(t)) for t in ("JH AH", "9S 10S", "JD KH", "QS KS")]
 >>> s.at_least(hands, leader=0, need=2)
 True
 """
@@ -122,6 +122,7 @@ class Solver:
         power = self.power
         alive = h[0] | h[1] | h[2] | h[3] | tmask
         trump_mask = self.trump_mask
+        moves = []
         for s in range(4):
             if not legal & self.masks[s]:
                 continue
@@ -136,25 +137,42 @@ class Solver:
                 if prev_mine:
                     continue
                 prev_mine = True
-                i = b.bit_length() - 1
-                if p == 0:
-                    nh = (h[0] ^ b, h[1], h[2], h[3])
-                elif p == 1:
-                    nh = (h[0], h[1] ^ b, h[2], h[3])
-                elif p == 2:
-                    nh = (h[0], h[1], h[2] ^ b, h[3])
-                else:
-                    nh = (h[0], h[1], h[2], h[3] ^ b)
-                if k == 0:
-                    f, bp, bpow = self.follow_of[i], p, power[i]
-                else:
-                    f, bp, bpow = follow, best_p, best_pow
-                    if b & (follow | trump_mask) and power[i] > bpow:
-                        bp, bpow = p, power[i]
-                if last:
-                    r = self._win(nh, bp, need - 1 if (bp & 1) == self.mk else need)
-                else:
-                    r = self._play(nh, self.nxt[p], k + 1, f, bp, bpow, tmask | b, need)
-                if r is maximizing:
-                    return r
+                moves.append(b)
+        if len(moves) > 1:
+            # Try likely-best moves first so that cut-offs come early: leaders their
+            # strongest card; followers the cheapest winner when an opponent is winning,
+            # otherwise their lowest card.
+            if k == 0:
+                moves.sort(key=lambda b: -power[b.bit_length() - 1])
+            elif (best_p & 1) == (p & 1):
+                moves.sort(key=lambda b: power[b.bit_length() - 1])
+            else:
+                fm = follow | trump_mask
+
+                def key(b):
+                    pw = power[b.bit_length() - 1]
+                    return pw - 100 if (b & fm and pw > best_pow) else pw
+                moves.sort(key=key)
+        for b in moves:
+            i = b.bit_length() - 1
+            if p == 0:
+                nh = (h[0] ^ b, h[1], h[2], h[3])
+            elif p == 1:
+                nh = (h[0], h[1] ^ b, h[2], h[3])
+            elif p == 2:
+                nh = (h[0], h[1], h[2] ^ b, h[3])
+            else:
+                nh = (h[0], h[1], h[2], h[3] ^ b)
+            if k == 0:
+                f, bp, bpow = self.follow_of[i], p, power[i]
+            else:
+                f, bp, bpow = follow, best_p, best_pow
+                if b & (follow | trump_mask) and power[i] > bpow:
+                    bp, bpow = p, power[i]
+            if last:
+                r = self._win(nh, bp, need - 1 if (bp & 1) == self.mk else need)
+            else:
+                r = self._play(nh, self.nxt[p], k + 1, f, bp, bpow, tmask | b, need)
+            if r is maximizing:
+                return r
         return not maximizing

@@ -1,0 +1,272 @@
+"""Duplicate-deal matches between two computer levels: points per hand with a 95% CI, game wins, rates, decision times.
+
+Each deal is played twice with the same cards: once with A in North-South and B in
+East-West, once with the seats swapped. Luck of the cards cancels, so the per-pair
+difference measures skill. Each of the two tables also keeps a running game score to
+the rules' target (a new game starts when one ends), which gives the win rate in games
+and lets the bots see the score as they would at a real table.
+
+    euchre-table match --a hard --b medium --pairs 200 --seed 1 --json
+    python -m bench.match --a insane --b ismcts --rules openspiel --pairs 500 --jobs 2
+
+Levels: easy, medium, hard, insane, random, and the peers of ``bench.peers``: ismcts
+(OpenSpiel's C++ ISMCTS, 1,000 simulations) and euchre-cli (euchre-cli 0.7.0's computer).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from typing import Optional
+
+from engine import Hand, Rules
+from engine.bots import LEVELS, make_bot
+from engine.cards import SEATS, cards_of
+
+PEERS = ("ismcts", "euchre-cli")
+ALL_LEVELS = LEVELS + ("random",) + PEERS
+
+
+def make_player(level: str, seed: int, rules: Rules, budget=..., samples=None):
+    """A player for the match: one of our bots or a peer adapter."""
+    if level in PEERS:
+        from bench import peers
+        return peers.make_peer(level, seed=seed, rules=rules)
+    return make_bot(level, seed=seed, budget=budget, samples=samples)
+
+
+def deal_for(rules: Rules, seed: int, k: int) -> dict:
+    """Deal ``k`` of a match: the dealer rotates, the cards come from the seed."""
+    dealer = SEATS[k % 4]
+    h = Hand.deal(rules, dealer=dealer, rng=random.Random(seed * 1_000_003 + k))
+    return {"dealer": dealer, "hands": {s: cards_of(h.initial[i]) for i, s in enumerate(SEATS)},
+            "upcard": h.upcard, "kitty": list(h.kitty)}
+
+
+class Table:
+    """One table of the match: four players, a running game score."""
+
+    def __init__(self, rules: Rules, players: dict, a_team: int):
+        self.rules = rules
+        self.players = players          # seat -> player
+        self.a_team = a_team            # 0: A sits N-S, 1: A sits E-W
+        self.score = [0, 0]
+        self.games = []                 # 1 when A won the game, 0 when B did
+
+    def play(self, deal: dict, times: dict, levels: dict) -> "Hand":
+        h = Hand.deal(self.rules, dealer=deal["dealer"], hands=deal["hands"], upcard=deal["upcard"],
+                      kitty=deal["kitty"])
+        h.score = tuple(self.score)
+        for p in set(self.players.values()):
+            if hasattr(p, "start_hand"):
+                p.start_hand(h)
+        while not h.is_over:
+            seat = h.to_act
+            player = self.players[seat]
+            view = h.view(seat)
+            t0 = time.perf_counter()
+            action = player.choose(view)
+            dt = time.perf_counter() - t0
+            if len(view.legal) > 1:
+                times.setdefault(levels[seat], []).append(dt)
+            phase = h.phase
+            h.apply(action, seat=seat)
+            for p in set(self.players.values()):
+                if hasattr(p, "observe"):
+                    p.observe(seat, action, phase, h)
+        r = h.result
+        for team, i in (("NS", 0), ("EW", 1)):
+            self.score[i] += r.points[team]
+        if max(self.score) >= self.rules.target:
+            winner = 0 if self.score[0] >= self.rules.target else 1
+            self.games.append(1 if winner == self.a_team else 0)
+            self.score = [0, 0]
+        return h
+
+
+def _side_stats(hands_and_team):
+    made = euchred = march = alone = hands = 0
+    for h, team in hands_and_team:
+        hands += 1
+        r = h.result
+        if r.thrown_in or r.makers != team:
+            continue
+        made += 1
+        euchred += r.euchred
+        march += r.march
+        alone += r.alone is not None
+    return {"hands": hands, "maker_rate": made / hands if hands else 0.0,
+            "euchred_rate": euchred / made if made else 0.0,
+            "march_rate": march / made if made else 0.0,
+            "alone_rate": alone / made if made else 0.0,
+            "made": made, "euchred": euchred, "marches": march, "alone": alone}
+
+
+def run_pairs(a: str, b: str, rules: Rules, seed: int, start: int, count: int,
+              budget=..., samples=None) -> dict:
+    """Play pairs ``start .. start+count-1``; raw results for ``summarise``."""
+    tables = []
+    for a_team in (0, 1):
+        players, levels = {}, {}
+        for i, s in enumerate(SEATS):
+            lv = a if (i & 1) == a_team else b
+            players[s] = make_player(lv, seed * 31 + i + 4 * a_team, rules, budget, samples)
+            levels[s] = lv
+        tables.append((Table(rules, players, a_team), levels))
+    diffs, a_hands, b_hands, times = [], [], [], {}
+    for k in range(start, start + count):
+        deal = deal_for(rules, seed, k)
+        pair = []
+        for table, levels in tables:
+            h = table.play(deal, times, levels)
+            a_name = "NS" if table.a_team == 0 else "EW"
+            b_name = "EW" if a_name == "NS" else "NS"
+            pair.append(h.result.points[a_name] - h.result.points[b_name])
+            a_hands.append((h, a_name))
+            b_hands.append((h, b_name))
+        diffs.append(sum(pair) / 2)
+    games = tables[0][0].games + tables[1][0].games
+    return {"diffs": diffs, "games": games, "times": times,
+            "a_stats": [(h.result, t) for h, t in a_hands],
+            "b_stats": [(h.result, t) for h, t in b_hands]}
+
+
+class _R:
+    """A finished hand's result wrapped like a hand, for the rate counts."""
+
+    def __init__(self, result):
+        self.result = result
+
+
+def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: float) -> dict:
+    """One JSON-able summary of a match from the results of ``run_pairs``."""
+    diffs = [d for p in parts for d in p["diffs"]]
+    games = [g for p in parts for g in p["games"]]
+    times = {}
+    for p in parts:
+        for lv, ts in p["times"].items():
+            times.setdefault(lv, []).extend(ts)
+    n = len(diffs)
+    mean = statistics.fmean(diffs) if n else 0.0
+    sd = statistics.stdev(diffs) if n > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(n) if n > 1 else float("inf")
+
+    def pct(ts, q):
+        ts = sorted(ts)
+        return ts[min(len(ts) - 1, int(q * len(ts)))] * 1000
+
+    return {
+        "a": a, "b": b, "rules": rules.name, "seed": seed, "pairs": n, "hands": 2 * n,
+        "mean": round(mean, 4), "ci95": [round(mean - half, 4), round(mean + half, 4)],
+        "half_width": round(half, 4), "sd_pair": round(sd, 4),
+        "games": len(games), "a_game_win_rate": round(sum(games) / len(games), 4) if games else None,
+        "rates": {"a": _side_stats((_R(r), t) for p in parts for r, t in p["a_stats"]),
+                  "b": _side_stats((_R(r), t) for p in parts for r, t in p["b_stats"])},
+        "decision_ms": {lv: {"median": round(pct(ts, 0.5), 3), "p95": round(pct(ts, 0.95), 3),
+                             "decisions": len(ts)} for lv, ts in sorted(times.items())},
+        "seconds": round(seconds, 1),
+        "note": "mean and ci95: points per hand for A minus B (duplicate pairs)",
+    }
+
+
+def _worker(args):
+    return run_pairs(*args)
+
+
+def match(a: str, b: str, pairs: int, seed: int = 1, rules: Optional[Rules] = None, jobs: int = 1,
+          budget=..., samples=None, progress: Optional[str] = None, chunk: int = 50) -> dict:
+    """Play a duplicate match and return its summary (see ``summarise``).
+
+    >>> r = match("medium", "random", pairs=2, seed=3)
+    >>> r["pairs"], len(r["ci95"])
+    (2, 2)
+    """
+    for lv in (a, b):
+        if lv not in ALL_LEVELS:
+            raise ValueError(f"Unknown level {lv!r}: choose one of {', '.join(ALL_LEVELS)}")
+    if pairs < 1:
+        raise ValueError(f"pairs must be at least 1, not {pairs}")
+    rules = rules or Rules.preset("standard")
+    t0 = time.perf_counter()
+    if progress:
+        # Long runs: write the summary so far after every chunk of pairs, so that an
+        # interrupted run still reports what it measured.
+        parts = []
+        for s in range(0, pairs, chunk):
+            parts.append(run_pairs(a, b, rules, seed, s, min(chunk, pairs - s), budget, samples))
+            with open(progress, "w") as f:
+                json.dump(summarise(a, b, rules, seed, parts, time.perf_counter() - t0), f)
+    elif jobs <= 1 or pairs < 2 * jobs:
+        parts = [run_pairs(a, b, rules, seed, 0, pairs, budget, samples)]
+    else:
+        import multiprocessing
+        chunk = math.ceil(pairs / jobs)
+        tasks = [(a, b, rules, seed, s, min(chunk, pairs - s), budget, samples)
+                 for s in range(0, pairs, chunk)]
+        with multiprocessing.Pool(jobs) as pool:
+            parts = pool.map(_worker, tasks)
+    return summarise(a, b, rules, seed, parts, time.perf_counter() - t0)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The match options, shared by ``euchre-table match`` and ``python -m bench.match``."""
+    p.add_argument("--a", required=True, choices=ALL_LEVELS, help="level of side A")
+    p.add_argument("--b", required=True, choices=ALL_LEVELS, help="level of side B")
+    p.add_argument("--pairs", type=int, default=100, help="deals, each played twice (default 100)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the deals and bots (default 1)")
+    p.add_argument("--rules", default=None,
+                   help="rules preset and options, e.g. openspiel or standard,target=5 "
+                        "(default: standard, or openspiel when a peer plays)")
+    p.add_argument("--jobs", type=int, default=1, help="processes (default 1: one core)")
+    p.add_argument("--budget", type=float, default=None,
+                   help="seconds per decision for hard/insane (default: their own)")
+    p.add_argument("--samples", type=int, default=None, help="most deals per decision for hard/insane")
+    p.add_argument("--progress", default=None,
+                   help="file to rewrite with the summary so far after every 50 pairs (one process)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args) -> int:
+    """Run a match from parsed arguments; prints the summary. Exit code 0, or 2 on bad input."""
+    from engine.rules import RulesError
+    try:
+        spec = args.rules or ("openspiel" if {args.a, args.b} & set(PEERS) else "standard")
+        rules = Rules.parse(spec)
+        budget = ... if args.budget is None else args.budget
+        result = match(args.a, args.b, args.pairs, args.seed, rules, args.jobs, budget, args.samples,
+                       getattr(args, "progress", None))
+    except (ValueError, RulesError, ImportError) as exc:
+        print(f"euchre-table match: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result))
+    else:
+        lo, hi = result["ci95"]
+        print(f"{result['a']} vs {result['b']} ({result['rules']}), {result['pairs']} pairs: "
+              f"{result['mean']:+.3f} points per hand for {result['a']} (95% CI {lo:+.3f} .. {hi:+.3f})")
+        if result["games"]:
+            print(f"games to {rules.target}: {result['games']}, {result['a']} won "
+                  f"{100 * result['a_game_win_rate']:.1f}%")
+        for side in ("a", "b"):
+            s = result["rates"][side]
+            print(f"{result[side]}: makes trump in {100 * s['maker_rate']:.1f}% of hands; as makers "
+                  f"euchred {100 * s['euchred_rate']:.1f}%, march {100 * s['march_rate']:.1f}%, "
+                  f"alone {100 * s['alone_rate']:.1f}%")
+        for lv, t in result["decision_ms"].items():
+            print(f"{lv}: decision median {t['median']:.2f} ms, p95 {t['p95']:.2f} ms "
+                  f"({t['decisions']} decisions)")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.match", description=__doc__.splitlines()[0])
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
