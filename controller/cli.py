@@ -15,6 +15,7 @@ COMMAND_MODULES = [
     "firmware_host.cmd_board",
     "vision.cli",
     "vision.cli_plain",
+    "bench.cli_match",
 ]
 
 
