@@ -335,6 +335,12 @@ def _fit_sides(pts: np.ndarray, quad: np.ndarray, lo: float, hi: float, tol: flo
         dx, dy = (sel - centre).T
         angle = 0.5 * np.arctan2(2 * float(dx @ dy), float(dx @ dx) - float(dy @ dy))
         lines.append((centre, np.array([np.cos(angle), np.sin(angle)])))
+    return _crossings(lines)
+
+
+def _crossings(lines) -> Optional[np.ndarray]:
+    """The four corners where consecutive sides (centre, direction) cross, or None when
+    two neighbouring sides are parallel."""
     corners = np.empty((4, 2), np.float32)
     for i in range(4):
         (p1, d1), (p2, d2) = lines[i - 1], lines[i]
@@ -342,8 +348,7 @@ def _fit_sides(pts: np.ndarray, quad: np.ndarray, lo: float, hi: float, tol: flo
         if abs(det) < 1e-6:
             return None
         r = p2 - p1
-        s1 = (r[0] * (-d2[1]) - (-d2[0]) * r[1]) / det
-        corners[i] = p1 + s1 * d1
+        corners[i] = p1 + (r[0] * (-d2[1]) - (-d2[0]) * r[1]) / det * d1
     return corners
 
 
@@ -493,15 +498,7 @@ def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0):
         dx, dy = (sel - centre).T * np.sqrt(wts)
         angle = 0.5 * np.arctan2(2 * float(dx @ dy), float(dx @ dx) - float(dy @ dy))
         lines.append((centre, np.array([np.cos(angle), np.sin(angle)])))
-    corners = np.empty((4, 2), np.float32)
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-        det = d1[0] * (-d2[1]) - (-d2[0]) * d1[1]
-        if abs(det) < 1e-6:
-            return None
-        r = p2 - p1
-        corners[i] = p1 + (r[0] * (-d2[1]) - (-d2[0]) * r[1]) / det * d1
-    return corners
+    return _crossings(lines)
 
 
 def _hull_quad(grad: np.ndarray, c: np.ndarray):

@@ -157,6 +157,15 @@ def _trash(cards, hand, trump):
     return min(cards, key=key)
 
 
+
+def legal_or_forced(view):
+    """The seat's legal actions, and ``(action, reason)`` when there is only one (else
+    None); a seat that is not to act has nothing to decide."""
+    legal = list(view.legal)
+    if not legal:
+        raise ValueError(f"{view.seat} has nothing to do now: it is {view.to_act}'s turn")
+    return legal, ((legal[0], "The only legal action") if len(legal) == 1 else None)
+
 class MediumBot:
     """Sound play by rules of thumb, without remembering which cards are gone."""
 
@@ -171,11 +180,9 @@ class MediumBot:
 
     def advise(self, view):
         """``(action, reason)``: the action and why, in a player's words."""
-        legal = list(view.legal)
-        if not legal:
-            raise ValueError(f"{view.seat} has nothing to do now: it is {view.to_act}'s turn")
-        if len(legal) == 1:
-            return legal[0], "The only legal action"
+        legal, forced = legal_or_forced(view)
+        if forced:
+            return forced
         ph = view.phase
         if ph == "play":
             return self._play(view, legal)
@@ -329,11 +336,9 @@ class EasyBot(MediumBot):
         self.rng = random.Random(seed)
 
     def advise(self, view):
-        legal = list(view.legal)
-        if not legal:
-            raise ValueError(f"{view.seat} has nothing to do now: it is {view.to_act}'s turn")
-        if len(legal) == 1:
-            return legal[0], "The only legal action"
+        legal, forced = legal_or_forced(view)
+        if forced:
+            return forced
         if view.phase in ("round 1", "round 2"):
             return self._rough_bid(view, legal)
         if view.phase == "play" and self.rng.random() < self.CARELESS:

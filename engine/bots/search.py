@@ -23,7 +23,8 @@ import zlib
 from typing import Callable, Optional
 
 from engine.bots.deals import (bid_likelihood, dealt_from_play, sample_dealt, sample_play)
-from engine.bots.medium import ALONE_AT, ORDER_AT, MediumBot, best_discard, bid_estimate
+from engine.bots.medium import (ALONE_AT, ORDER_AT, MediumBot, best_discard, bid_estimate,
+                                legal_or_forced)
 from engine.bots.solver import Solver
 from engine.cards import POWER, SEATS, Card, trick_winner_index
 from engine.hand import Action, Hand, IllegalAction
@@ -97,11 +98,9 @@ class SearchBot:
 
     def advise(self, view):
         """``(action, reason)``; the reason gives the averages it compared."""
-        legal = list(view.legal)
-        if not legal:
-            raise ValueError(f"{view.seat} has nothing to do now: it is {view.to_act}'s turn")
-        if len(legal) == 1:
-            return legal[0], "The only legal action"
+        legal, forced = legal_or_forced(view)
+        if forced:
+            return forced
         start = self.clock()
         rng = random.Random(zlib.crc32(_view_key(view)) ^ (self.seed * 2654435761 % (1 << 32)))
         if view.phase == "play":
