@@ -44,7 +44,7 @@ class VirtualTable:
 
     def __init__(self, controller, rules: Rules, players: dict, rng: random.Random,
                  size=(640, 480), conditions: Optional[dict] = None, k: int = 3, m: int = 5,
-                 rack_seat: str = "W", decoder: str = "zxing", progress=None,
+                 rack_seat: str = "W", decoder: str = "zxing",
                  max_frames: int = 12, max_reshows: int = 3):
         from vision.tracker import Tracker
         from vision.zones import MatLayout
@@ -58,7 +58,6 @@ class VirtualTable:
         self.tracker = Tracker(k=k, m=m, rack_seat=rack_seat)
         self.rack_seat = rack_seat
         self.decoder = decoder
-        self.progress = progress or (lambda text: None)
         self.max_frames = max_frames
         self.max_reshows = max_reshows
         self.stats = SimStats()
@@ -68,6 +67,7 @@ class VirtualTable:
         self._events: list = []
         self._np_rng = None
         self._scene_key = self._scene = None
+        self.calibration = None       # the zones, from calibrate()
         controller.on_verdict = self._mirror
 
     # ------------------------------------------------------------------ the camera
@@ -256,8 +256,6 @@ class VirtualTable:
         self._submit({"type": "bid", "seat": seat, "bid": event[1], "by": "panel"})
 
     # ------------------------------------------------------------------ calibration
-    calibration = None
-
     def calibrate(self) -> None:
         """Calibrate the zones from a frame of the empty mat, as at a real table."""
         import numpy as np
@@ -308,7 +306,7 @@ def simulate(rules: Rules, seed: int, out_dir: Path, computer_seat: str = "W",
     players = {s: make_bot(people_level, seed=bot_seed + i + 1, budget=budget)
                for i, s in enumerate(SEATS) if s != computer_seat}
     table = VirtualTable(ctl, rules, players, rng, size=size, conditions=conditions,
-                         rack_seat=computer_seat, progress=progress)
+                         rack_seat=computer_seat)
     table.calibrate()
     dealer = rng.choice(SEATS)
     hands = 0

@@ -10,7 +10,7 @@ the table exactly.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from engine.cards import SEAT_NAMES, Card
@@ -29,10 +29,7 @@ class ComputerSeat:
 
     seat: str
     bot: object
-    slots: dict = None   # Card -> rack slot (0-4 as dealt, 5 for the up-card)
-
-    def __post_init__(self):
-        self.slots = {}
+    slots: dict = field(default_factory=dict)   # Card -> rack slot (0-4 as dealt, 5 up-card)
 
 
 class TableController:
@@ -141,7 +138,7 @@ class TableController:
                 action = comp.bot.choose(view)
                 v = self.submit_quiet({"type": "computer", "seat": seat, "action": str(action)})
                 if v.ok:
-                    self._say(f"{SEAT_NAMES[seat]} plays {_card_words(action.card)}")
+                    self._say(f"{SEAT_NAMES[seat]} plays the {action.card.name}")
                     self._point(comp, action.card)
                 break
             action = comp.bot.choose(view)
@@ -161,8 +158,8 @@ class TableController:
         return self._fold(rec.event(), rec.seq)
 
     def referee_expects(self, seat: str) -> Optional[Card]:
-        cur = self.referee._t.current
-        return None if cur is None else cur.expect.get(seat)
+        """The card the computer seat announced and the table waits for, if any."""
+        return self.referee.expected(seat)
 
     def _point(self, comp: ComputerSeat, card: Card) -> None:
         rack = getattr(self.leds, "rack", None) if self.leds is not None else None
@@ -220,10 +217,6 @@ class TableController:
         if self.speaker is not None and text:
             from hardware.phrases import speakable
             self.speaker.say(speakable(text), priority=priority)
-
-
-def _card_words(card: Card) -> str:
-    return card.name
 
 
 def _bid_words(seat: str, action: str, upcard: Optional[str]) -> str:

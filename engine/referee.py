@@ -864,6 +864,11 @@ class Referee:
                   known=[s for s in SEATS if h.is_known(s)])
         return st
 
+    def expected(self, seat: str) -> Optional[Card]:
+        """The card a computer seat announced (``computer`` event) and has not yet put down."""
+        cur = self._t.current
+        return None if cur is None else cur.expect.get(parse_seat(seat))
+
     @property
     def games(self) -> list:
         """Finished games: ``{"game", "winner", "score"}`` each."""
