@@ -18,23 +18,9 @@ class RecognizeError(RuntimeError):
 
 
 def load_plain_deck(path):
-    """The plain-deck helper's templates (``vision.plain.load_deck``)."""
-    plain = _plain()
-    if not hasattr(plain, "load_deck"):
-        raise RecognizeError("vision.plain has no load_deck(): plain-deck mode is not ready")
-    return plain.load_deck(path)
-
-
-def _plain():
-    try:
-        from vision import plain
-    except ImportError as exc:
-        raise RecognizeError(f"plain-deck recognition is not available ({exc}): "
-                             "use --mode sticker") from None
-    if not hasattr(plain, "recognize_plain"):
-        raise RecognizeError("plain-deck recognition is not available yet "
-                             "(vision.plain has no recognize_plain): use --mode sticker")
-    return plain
+    """A plain deck's templates, from ``euchre-table calibrate deck`` (``vision.plain.load_deck``)."""
+    from vision.plain import load_deck
+    return load_deck(path)
 
 
 def recognize(frame: np.ndarray, mode: str = "sticker", zones: Optional[Callable] = None,
@@ -49,7 +35,8 @@ def recognize(frame: np.ndarray, mode: str = "sticker", zones: Optional[Callable
         if deck is None:
             raise RecognizeError("plain mode needs the deck's templates: give --deck FILE "
                                  "(made by `euchre-table calibrate deck`)")
-        found = [_as_json(s, zones) for s in _plain().recognize_plain(frame, deck, zones=zones)]
+        from vision.plain import recognize_plain
+        found = [_as_json(s, zones) for s in recognize_plain(frame, deck, zones=zones)]
         # Refusals (no card) are not sightings: a consumer must never see a guess.
         return [s for s in found if s["card"] is not None]
     raise RecognizeError(f"unknown mode {mode!r}: choose sticker or plain")
