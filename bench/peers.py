@@ -14,8 +14,8 @@ import zlib
 
 from engine.cards import SEATS, Card
 from engine.hand import Action
-from bench.openspiel_bridge import (ACTION_SUIT, ALONE, PARTNER, PASS, SUIT_ACTION, from_os_card,
-                                    os_actions_for, os_state_for, to_os_card)
+from bench.openspiel_bridge import (ACTION_SUIT, ALONE, PASS, from_os_card,
+                                    os_actions_for, os_state_for)
 
 PEER_RULES = "openspiel"
 

@@ -19,7 +19,6 @@ from engine.rules import Rules
 
 log = logging.getLogger(__name__)
 
-BID_PHASES = ("round 1", "round 2", "overcall", "defend")
 OVER_PHASES = ("over", "thrown in", "misdeal", "void")
 
 

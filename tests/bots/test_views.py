@@ -16,7 +16,6 @@ def hidden_swap(hand, seat, rng, swaps=6):
     """The same hand dealt with hidden cards exchanged: cards of the same suit (under
     trump, once it is fixed) swapped between other seats' unplayed cards and the kitty,
     so that every action taken stays legal. Returns a replayed Hand, or None."""
-    me = SEATS.index(seat)
     played = set()
     for _, cards, _ in hand.tricks:
         played.update(c for _, c in cards)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.sources import (CameraError, FolderSource, OpenCVCameraSource, PiCameraSource,
-                            SyntheticSource, VideoFileSource, open_source)
+                            VideoFileSource, open_source)
 
 
 def _frames(n, size=(64, 48)):
