@@ -125,11 +125,13 @@ class PlainDeck:
     meta: dict = field(default_factory=dict)
     _regions: dict = field(default_factory=dict, repr=False, compare=False)
 
-    def pair_regions(self, i: int, j: int):
-        """Where cards ``i`` and ``j`` of this deck differ most (cached)."""
-        key = (i, j) if i < j else (j, i)
+    def pair_regions(self, i: int, j: int, turned: bool = False):
+        """Where cards ``i`` and ``j`` of this deck differ most (cached); with ``turned``,
+        card ``j`` is taken upside down against ``i`` upright."""
+        key = (i, j, True) if turned else ((i, j, False) if i < j else (j, i, False))
         if key not in self._regions:
-            self._regions[key] = _pair_regions(self.faces[key[0]], self.faces[key[1]])
+            b = self.faces[key[1]]
+            self._regions[key] = _pair_regions(self.faces[key[0]], b[::-1, ::-1] if turned else b)
         return self._regions[key]
 
     @property
@@ -386,16 +388,19 @@ def _quad_of(c: np.ndarray):
     if len(approx) != 4:
         return "unclear", None
     q = approx.reshape(4, 2).astype(np.float32)
+    # A shape that is not a card's is "other" (ignored) only when it is clean: a card
+    # with a glare spot joined to its side can look square, and must be looked into.
+    no_card = "other" if 0.93 < area / max(cv2.contourArea(q), 1) < 1.1 else "unclear"
     rough = [np.hypot(*(q[i] - q[(i + 1) % 4])) for i in range(4)]
     short, long_ = sorted((rough[0] + rough[2], rough[1] + rough[3]))
     if not 0.4 < short / long_ < 0.95:
-        return "other", None  # far from a card's shape, whatever the refinement
+        return no_card, None  # far from a card's shape, whatever the refinement
     refined = _line_fit_corners(c, q)
     q = refined if refined is not None else q
     sides = [np.hypot(*(q[i] - q[(i + 1) % 4])) for i in range(4)]
     short, long_ = sorted((sides[0] + sides[2], sides[1] + sides[3]))
     if not 0.45 < short / long_ < 0.92:
-        return "other", None  # a clean shape, but no card: a marker, a coaster, a phone
+        return no_card, None  # a clean shape, but no card: a marker, a coaster, a phone
     # A camera above the table sees a card's opposite sides at nearly the same length;
     # a larger difference means the outline took in something beside the card.
     if max(abs(sides[0] - sides[2]) / max(sides[0], sides[2]),
@@ -469,9 +474,14 @@ def _densify(poly: np.ndarray) -> np.ndarray:
 
 
 def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0):
-    """Each side moved onto the strongest steps within ``reach`` pixels of it (a line
-    fitted through them, weighted by their strength), and the corners recomputed."""
+    """Each side moved onto the outermost step within ``reach`` pixels of it (a line
+    fitted through them, weighted by their strength), and the corners recomputed.
+
+    The outermost step, not the strongest: a card's edge is where the cloth ends, and
+    many decks have a light rim or a printed frame line just inside it whose steps can
+    be stronger than the edge itself."""
     h, w = grad.shape
+    centre_q = quad.mean(axis=0)
     lines = []
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
@@ -481,18 +491,24 @@ def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0):
             return None
         u = d / length
         n = np.array([-u[1], u[0]])
+        if float(n @ ((a + b) / 2 - centre_q)) < 0:
+            n = -n  # n points out of the card
         ts = np.arange(0.1 * length, 0.9 * length, 1.0)
-        offs = np.arange(-reach, reach + 1, 1.0)
+        offs = np.arange(reach, -reach - 1, -1.0)                       # outside first
         pts = a + ts[:, None, None] * u + offs[None, :, None] * n      # (T, O, 2)
         xi = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
         yi = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
         g = grad[yi, xi]                                                # (T, O)
-        best = g.argmax(axis=1)
-        strength = g[np.arange(len(ts)), best]
+        rows = np.arange(len(ts))
+        best = np.argmax(g >= SMOOTH_GRADIENT, axis=1)
+        for _ in range(3):  # climb to the top of that step
+            nxt = np.minimum(best + 1, g.shape[1] - 1)
+            best = np.where(g[rows, nxt] > g[rows, best], nxt, best)
+        strength = g[rows, best]
         keep = strength >= SMOOTH_GRADIENT
         if keep.sum() < 0.6 * len(ts):
             return None
-        sel = pts[np.arange(len(ts)), best][keep]
+        sel = pts[rows, best][keep]
         wts = strength[keep]
         centre = (sel * wts[:, None]).sum(axis=0) / wts.sum()
         dx, dy = (sel - centre).T * np.sqrt(wts)
@@ -504,7 +520,7 @@ def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0):
 def _hull_quad(grad: np.ndarray, c: np.ndarray):
     """A card's quadrilateral from a ragged outline (a dark face on a cloth of nearly its
     colour). The blob's rotated bounding box, snapped onto the picture's steps nearby,
-    must be a clean card shape that the blob fills to 75%, and every side of it must run
+    must be a clean card shape that the blob fills to 60%, and every side of it must run
     along a step in the picture: a hand of the cloth's colour over the card leaves a side
     without a step there, and is refused."""
     box = cv2.boxPoints(cv2.minAreaRect(c)).astype(np.float32)
@@ -512,7 +528,7 @@ def _hull_quad(grad: np.ndarray, c: np.ndarray):
     if q is None:
         return None
     kind, q2 = _quad_of(_densify(q))
-    if kind != "card" or cv2.contourArea(c) < 0.75 * cv2.contourArea(q2):
+    if kind != "card" or cv2.contourArea(c) < 0.6 * cv2.contourArea(q2):
         return None
     if _edge_support(grad, q2) < 0.9:
         return None
@@ -553,10 +569,24 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003):
                 grey = cv2.GaussianBlur(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
                 grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
             parts = [s for s in _split_smooth(grad, mask, c) if cv2.contourArea(s) >= min_area]
-            quads = [q for k, q in (_quad_of(s) for s in parts) if k == "card"]
-            if quads and len(quads) == len(parts):
+            kinds = [_quad_of(s) for s in parts]
+            if parts and all(k == "other" for k, _ in kinds):
+                continue  # a marker, a coaster: clean once the glare beside it is gone
+            # A part still unclear may be a card whose outline the cloth mask frays (a
+            # dark face, the foot of a glare spot): its edges in the picture decide.
+            for n, (s, (k, _)) in enumerate(zip(parts, kinds)):
+                if k == "unclear":
+                    hq = _hull_quad(grad, s)
+                    if hq is not None:
+                        kinds[n] = ("card", hq)
+            quads = [q for k, q in kinds if k == "card"]
+            if quads:
+                # Each clean card left is read on its own merits; what is neither a card
+                # nor a clean shape (fingers, a card under them) is reported, unread.
                 found.extend((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale)
                              for q in quads)
+                found.extend((None, cv2.boxPoints(cv2.minAreaRect(s)) / scale)
+                             for s, (k, _) in zip(parts, kinds) if k == "unclear")
                 continue
             q = _hull_quad(grad, c)
             if q is not None:
@@ -653,28 +683,27 @@ def _pair_regions(a: np.ndarray, b: np.ndarray):
     return boxes[:PAIR_TOP]
 
 
-def _pair_test(x: np.ndarray, a: np.ndarray, b: np.ndarray, boxes=None, xb=None) -> float:
+def _pair_test(x: np.ndarray, a: np.ndarray, b: np.ndarray, boxes=None) -> float:
     """How much better ``x`` matches template ``a`` than template ``b`` (about −1 … 1),
     looking only where the two differ most: a nine of spades and a nine of clubs differ
     in a few pips, which a whole-card score barely notices but this test weighs in full.
     Each place is matched with a small slip allowed for each template on its own, so
-    that a corner placed a pixel or two off does not favour one of them. ``xb``, if
-    given, is the view that ``b`` is matched in (the card the other way up: each card
-    is judged the way up that suits it)."""
+    that a corner placed a pixel or two off does not favour one of them. Both templates
+    are laid on the same view: to judge ``b`` the other way up, pass it turned (and the
+    places where ``a`` and the turned ``b`` differ)."""
     if boxes is None:
         boxes = _pair_regions(a, b)
     if not boxes:
         return 0.0
     s = PAIR_SHIFT
     xp = cv2.copyMakeBorder(x, s, s, s, s, cv2.BORDER_REPLICATE)
-    xbp = xp if xb is None else cv2.copyMakeBorder(xb, s, s, s, s, cv2.BORDER_REPLICATE)
     bp = cv2.copyMakeBorder(b, s, s, s, s, cv2.BORDER_REPLICATE)
     t = total = 0.0
     for x0, y0, x1, y1, weight in boxes:
         ta, tb = a[y0:y1, x0:x1], b[y0:y1, x0:x1]
         region = xp[y0:y1 + 2 * s, x0:x1 + 2 * s]
         sa = float(cv2.matchTemplate(region, ta, cv2.TM_CCOEFF_NORMED).max())
-        sb = float(cv2.matchTemplate(xbp[y0:y1 + 2 * s, x0:x1 + 2 * s], tb, cv2.TM_CCOEFF_NORMED).max())
+        sb = float(cv2.matchTemplate(region, tb, cv2.TM_CCOEFF_NORMED).max())
         # Scaled by how alike the two templates are there, so that x == a gives +1
         # and x == b gives −1 however small the difference between them.
         ab = float(cv2.matchTemplate(bp[y0:y1 + 2 * s, x0:x1 + 2 * s], ta, cv2.TM_CCOEFF_NORMED).max())
@@ -711,12 +740,28 @@ def recognize_plain(frame_bgr: np.ndarray, deck: PlainDeck,
     for quad, box in find_card_quads(frame_bgr):
         if quad is None:
             s = Sighting(None, box.tolist(), 0.0, reason="not one clean card (covered or overlapping)")
+        elif abs(_aspect(quad) / deck.aspect - 1.0) > MAX_ASPECT_ERROR:
+            s = Sighting(None, quad.tolist(), 0.0,
+                         reason=f"not the shape of this deck's cards (width/height {_aspect(quad):.2f}, "
+                                f"the deck's {deck.aspect:.2f})")
         else:
             s = _decide(quad, *_read(frame_bgr, quad, deck), deck)
         if zones is not None:
             s.zone = zones(s.center)
         sightings.append(s)
     return sightings
+
+
+MAX_ASPECT_ERROR = 0.15
+"""Largest relative difference between a shape's width/height and the deck's: a square
+marker, a card half under a cloth-coloured sleeve or another deck's card is refused."""
+
+
+def _aspect(quad: np.ndarray) -> float:
+    """Short over long side (each the mean of two opposite sides) of a quadrilateral."""
+    sides = [float(np.hypot(*(quad[i] - quad[(i + 1) % 4]))) for i in range(4)]
+    a, b = sides[0] + sides[2], sides[1] + sides[3]
+    return min(a, b) / max(a, b, 1e-6)
 
 
 RIVAL_GAP = 0.12
@@ -744,9 +789,13 @@ def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
         for _, j in contenders:
             if j == i:
                 continue
-            # The rival is given both ways up: the view that suits the candidate may be
-            # the card upside down, where the true card looks poor.
-            t = min(_pair_test(xs[o], a, deck.faces[j], deck.pair_regions(i, j), xb=xb) for xb in xs)
+            # The rival is laid on the same view both ways up: the view that suits the
+            # candidate may show the true card upside down. Each way is a whole
+            # template, so that the places compared are the same part of the card.
+            b = deck.faces[j]
+            t = min(_pair_test(xs[o], a, b, deck.pair_regions(i, j)),
+                    _pair_test(xs[o], a, np.ascontiguousarray(b[::-1, ::-1]),
+                               deck.pair_regions(i, j, turned=True)))
             if t < worst:
                 worst, worst_j = t, j
             if t < deck.min_margin:
