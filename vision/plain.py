@@ -651,10 +651,10 @@ def _read(frame_bgr, quad, deck: PlainDeck):
     return ranked, views
 
 
-PAIR_TOP = 3
+PAIR_TOP = 4
 """How many places, where the two cards differ most, the pairwise test looks at."""
-PAIR_GROW = 7
-"""Pixels by which the places where two cards differ are grown before they are boxed."""
+PAIR_WINDOW = 22
+"""Side in pixels (at CANON_H) of each place: a pip or an index with a little room."""
 PAIR_MIN_MATCH = 0.7
 """A place where the view matches neither card at least this well (normalized
 correlation) decides nothing."""
@@ -663,24 +663,42 @@ PAIR_SHIFT = 3
 
 
 def _pair_regions(a: np.ndarray, b: np.ndarray):
-    """Boxes ``(x0, y0, x1, y1, weight)`` around the places where two templates differ
-    most: whole pips and indices, not cells cut through them."""
-    d = cv2.GaussianBlur(np.abs(a - b), (0, 0), 2.0)
-    peak = float(d.max())
-    if peak < 1e-3:
-        return []
-    # Grown a little so that one pip makes one place: a heart and a diamond differ at
-    # both ends, and only the whole pip tells them apart either way up.
-    strong = cv2.dilate((d > 0.35 * peak).astype(np.uint8), np.ones((PAIR_GROW, PAIR_GROW), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(strong)
+    """Boxes ``(x0, y0, x1, y1, weight, alike)`` around the places where two templates differ
+    most, strongest first: a window the size of a pip around each peak of the
+    difference, so that a pip is judged whole and a card whose pips all differ (a ten
+    of clubs against a ten of spades) is judged pip by pip, not as one diluted area."""
     h, w = a.shape
+    d = cv2.GaussianBlur(np.abs(a - b), (0, 0), 2.0)
+    half = PAIR_WINDOW // 2
+    first = float(d.max())
+    if first < 1e-3:
+        return []
     boxes = []
-    for i in range(1, n):
-        x, y, bw, bh, _ = stats[i]
-        weight = float(d[labels == i].sum())
-        boxes.append((max(0, x - 2), max(0, y - 2), min(w, x + bw + 2), min(h, y + bh + 2), weight))
+    d = d.copy()
+    for _ in range(PAIR_TOP):
+        y, x = np.unravel_index(int(np.argmax(d)), d.shape)
+        if d[y, x] < 0.35 * first:
+            break
+        x0, y0 = max(0, x - half), max(0, y - half)
+        x1, y1 = min(w, x + half + 1), min(h, y + half + 1)
+        # How alike the two cards still are there when one may slip as far as the test
+        # allows: a pip a pixel or two apart in the two cards tells little.
+        ab = _slip_match(b, a[y0:y1, x0:x1], x0, y0, x1, y1)
+        # It is weighed down accordingly (yet kept: a club and a spade pip are that
+        # alike, and the view still tells them apart).
+        boxes.append((int(x0), int(y0), int(x1), int(y1),
+                      float(d[y0:y1, x0:x1].sum()) * max(1.0 - ab, 0.05), ab))
+        d[y0:y1, x0:x1] = 0.0  # the next place is another pip
     boxes.sort(key=lambda bx: -bx[4])
-    return boxes[:PAIR_TOP]
+    return boxes
+
+
+def _slip_match(x: np.ndarray, tmpl: np.ndarray, x0, y0, x1, y1) -> float:
+    """Best normalized correlation of ``tmpl`` (the box x0..x1, y0..y1 of a template)
+    with ``x`` around the same box, slipping up to PAIR_SHIFT pixels either way."""
+    s = PAIR_SHIFT
+    xp = cv2.copyMakeBorder(x, s, s, s, s, cv2.BORDER_REPLICATE)
+    return float(cv2.matchTemplate(xp[y0:y1 + 2 * s, x0:x1 + 2 * s], tmpl, cv2.TM_CCOEFF_NORMED).max())
 
 
 def _pair_test(x: np.ndarray, a: np.ndarray, b: np.ndarray, boxes=None) -> float:
@@ -697,16 +715,14 @@ def _pair_test(x: np.ndarray, a: np.ndarray, b: np.ndarray, boxes=None) -> float
         return 0.0
     s = PAIR_SHIFT
     xp = cv2.copyMakeBorder(x, s, s, s, s, cv2.BORDER_REPLICATE)
-    bp = cv2.copyMakeBorder(b, s, s, s, s, cv2.BORDER_REPLICATE)
     t = total = 0.0
-    for x0, y0, x1, y1, weight in boxes:
+    for x0, y0, x1, y1, weight, ab in boxes:
         ta, tb = a[y0:y1, x0:x1], b[y0:y1, x0:x1]
         region = xp[y0:y1 + 2 * s, x0:x1 + 2 * s]
         sa = float(cv2.matchTemplate(region, ta, cv2.TM_CCOEFF_NORMED).max())
         sb = float(cv2.matchTemplate(region, tb, cv2.TM_CCOEFF_NORMED).max())
-        # Scaled by how alike the two templates are there, so that x == a gives +1
-        # and x == b gives −1 however small the difference between them.
-        ab = float(cv2.matchTemplate(bp[y0:y1 + 2 * s, x0:x1 + 2 * s], ta, cv2.TM_CCOEFF_NORMED).max())
+        # Scaled by how alike the two templates are there (``ab``), so that x == a
+        # gives about +1 and x == b about −1 however small the difference between them.
         if max(sa, sb) >= PAIR_MIN_MATCH:
             t += weight * (sa - sb) / max(1.0 - ab, 0.1)
         # else: the place looks like neither card (something else is there): it counts
