@@ -74,7 +74,8 @@ def _upright(face: np.ndarray) -> np.ndarray:
 def build_deck(faces: Mapping, name: str = "deck", **thresholds) -> plain.PlainDeck:
     """A :class:`vision.plain.PlainDeck` from upright faces (BGR), keyed by card.
 
-    ``thresholds`` may set ``min_score``, ``min_margin`` and ``max_cell_diff``."""
+    ``thresholds`` may set ``min_score``, ``min_margin``, ``max_cell_diff``, ``max_tint``,
+    ``cover_tint`` and ``cover_dark``."""
     cards = sorted((Card(c) for c in faces), key=lambda c: c.index)
     if not cards:
         raise CalibrationError("no card pictures given")
@@ -82,18 +83,20 @@ def build_deck(faces: Mapping, name: str = "deck", **thresholds) -> plain.PlainD
     if not 0.4 < aspect < 1.0:
         raise CalibrationError(f"cards are {aspect:.2f} times as wide as tall: expected a "
                                "portrait card about 0.7 (crop each picture to one card)")
-    sigs, bands, checks, pairs = [], [], [], []
+    sigs, bands, checks, pairs, tints = [], [], [], [], []
     for c in cards:
-        s, b, k, p = plain.template_from_face(faces[c], aspect)
+        s, b, k, p, t = plain.template_from_face(faces[c], aspect)
         sigs.append(s)
         bands.append(b)
         checks.append(k)
         pairs.append(p)
+        tints.append(t)
     return plain.PlainDeck(name=name, cards=cards, aspect=aspect,
                            signatures=np.stack(sigs).astype(np.float32),
                            bands=np.stack(bands).astype(np.float32),
                            checks=np.stack(checks).astype(np.float32),
-                           faces=np.stack(pairs).astype(np.float32), **thresholds)
+                           faces=np.stack(pairs).astype(np.float32),
+                           tints=np.stack(tints).astype(np.float32), **thresholds)
 
 
 def _card_of_filename(path: Path) -> Optional[Card]:

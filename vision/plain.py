@@ -37,7 +37,7 @@ import numpy as np
 
 from engine.cards import Card
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 CANON_H = 128
 """Height in pixels of the upright card every sighting is warped to."""
@@ -60,7 +60,20 @@ DEFAULT_MIN_MARGIN = 0.15
 led by 0.25 or more in 99% of cases (the rest, mostly an ace of hearts against the ace
 of diamonds, are refused); the test is nearly antisymmetric: a wrong card trails as much."""
 DEFAULT_MAX_CELL_DIFF = 1.1
-"""Largest mean difference (normalized grey) in any cell of the face against the template."""
+"""Largest mean difference (normalized grey) in any cell of the face against the template
+before the cell is looked at as possibly covered."""
+DEFAULT_MAX_TINT = 14.0
+"""Largest colour (Lab a*b* units) any cell of the face may gain over its template: skin,
+a sleeve or a coaster adds colour, while glare and light only fade a card's colours
+towards grey. Correctly read cards stayed under 12.4 in the tuning frames; skin patches
+over 10–35% of a face exceeded it 96% of the time (see `_cover_reason`)."""
+DEFAULT_COVER_TINT = 10.0
+"""A cell differing in grey by more than ``max_cell_diff`` is covered when it also gains
+this much colour, or turns darker than its template by ``DEFAULT_COVER_DARK``: glare
+washes a cell out, but neither tints nor darkens it."""
+DEFAULT_COVER_DARK = 1.0
+"""See ``DEFAULT_COVER_TINT``: how much darker (normalized grey, after matching the face's
+light) a differing cell may be before it counts as covered (a dark sleeve)."""
 
 
 class DeckError(ValueError):
@@ -119,9 +132,13 @@ class PlainDeck:
     bands: np.ndarray           # (n, band_h, canon_w) float32 grey
     checks: np.ndarray          # (n, check_h, check_w) float32, normalized grey
     faces: np.ndarray           # (n, canon_h, canon_w) float32, softened and normalized grey
+    tints: np.ndarray           # (n, check_h, check_w, 2) float32, Lab a*, b* (0 = grey)
     min_score: float = DEFAULT_MIN_SCORE
     min_margin: float = DEFAULT_MIN_MARGIN
     max_cell_diff: float = DEFAULT_MAX_CELL_DIFF
+    max_tint: float = DEFAULT_MAX_TINT
+    cover_tint: float = DEFAULT_COVER_TINT
+    cover_dark: float = DEFAULT_COVER_DARK
     meta: dict = field(default_factory=dict)
     _regions: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -147,10 +164,12 @@ class PlainDeck:
                     cards=[str(c) for c in self.cards], aspect=self.aspect,
                     canon_h=CANON_H, band_fraction=BAND_FRACTION, sig_size=list(SIG_SIZE),
                     min_score=self.min_score, min_margin=self.min_margin,
-                    max_cell_diff=self.max_cell_diff)
+                    max_cell_diff=self.max_cell_diff, max_tint=self.max_tint,
+                    cover_tint=self.cover_tint, cover_dark=self.cover_dark)
         with open(path, "wb") as fh:
             np.savez_compressed(fh, meta=np.array(json.dumps(meta)), signatures=self.signatures,
-                                bands=self.bands, checks=self.checks, faces=self.faces)
+                                bands=self.bands, checks=self.checks, faces=self.faces,
+                                tints=self.tints)
         return path
 
 
@@ -169,7 +188,7 @@ def load_deck(path) -> PlainDeck:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
             sig, bands, checks = data["signatures"], data["bands"], data["checks"]
-            faces = data["faces"]
+            faces, tints = data["faces"], data["tints"]
     except (OSError, ValueError, KeyError) as exc:
         raise DeckError(f"{path} is not a plain-deck file ({exc}): make one with "
                         "`euchre-table calibrate deck --from-dir DIR --out FILE`") from exc
@@ -183,9 +202,13 @@ def load_deck(path) -> PlainDeck:
     return PlainDeck(name=meta.get("name", path.stem), cards=cards, aspect=float(meta["aspect"]),
                      signatures=sig.astype(np.float32), bands=bands.astype(np.float32),
                      checks=checks.astype(np.float32), faces=faces.astype(np.float32),
+                     tints=tints.astype(np.float32),
                      min_score=float(meta.get("min_score", DEFAULT_MIN_SCORE)),
                      min_margin=float(meta.get("min_margin", DEFAULT_MIN_MARGIN)),
                      max_cell_diff=float(meta.get("max_cell_diff", DEFAULT_MAX_CELL_DIFF)),
+                     max_tint=float(meta.get("max_tint", DEFAULT_MAX_TINT)),
+                     cover_tint=float(meta.get("cover_tint", DEFAULT_COVER_TINT)),
+                     cover_dark=float(meta.get("cover_dark", DEFAULT_COVER_DARK)),
                      meta=meta)
 
 
@@ -207,12 +230,28 @@ def _band(grey: np.ndarray) -> np.ndarray:
     return grey[:h].astype(np.float32)
 
 
+TINT_SOFTEN = 1.5
+"""Gaussian sigma (pixels at the cover check's resolution, 8 per cell) for colours."""
+
+
+def _check_small(img: np.ndarray) -> np.ndarray:
+    """A face at the cover check's resolution, inset past the rounded corners."""
+    cw, ch = CHECK_GRID[0] * 8, CHECK_GRID[1] * 8
+    return cv2.resize(img, (cw + 4, ch + 4), interpolation=cv2.INTER_AREA)[2:-2, 2:-2]
+
+
 def _check_image(grey: np.ndarray) -> np.ndarray:
     """Grey face at low resolution, inset and normalized, for the cover check."""
-    cw, ch = CHECK_GRID[0] * 8, CHECK_GRID[1] * 8
-    small = cv2.resize(grey, (cw + 4, ch + 4), interpolation=cv2.INTER_AREA)[2:-2, 2:-2]
-    small = small.astype(np.float32)
+    small = _check_small(grey).astype(np.float32)
     return (small - small.mean()) / (small.std() + 1e-3)
+
+
+def _tint_image(canon_bgr: np.ndarray) -> np.ndarray:
+    """The face's colour at the cover check's resolution: Lab a*, b* (0 = grey), softened
+    well beyond any camera's blur, so that fine colour detail (a court card's robe)
+    blurred by the camera and its JPEG colour subsampling matches the template."""
+    lab = cv2.cvtColor(_check_small(canon_bgr), cv2.COLOR_BGR2LAB).astype(np.float32)
+    return cv2.GaussianBlur(lab[:, :, 1:] - 128.0, (0, 0), TINT_SOFTEN)
 
 
 def _pair_image(grey: np.ndarray) -> np.ndarray:
@@ -230,8 +269,8 @@ def _pair_image(grey: np.ndarray) -> np.ndarray:
 
 
 def template_from_face(face_bgr: np.ndarray, aspect: float):
-    """Signature, band, check image and pairwise image of an upright, tightly cropped
-    card face.
+    """Signature, band, check image, pairwise image and tint image of an upright,
+    tightly cropped card face.
 
     The face is brought to the canonical size and softened a little, as a camera would
     see it, so that templates and sightings meet halfway."""
@@ -239,7 +278,7 @@ def template_from_face(face_bgr: np.ndarray, aspect: float):
     canon = cv2.resize(face_bgr, (w, h), interpolation=cv2.INTER_AREA)
     canon = cv2.GaussianBlur(canon, (0, 0), 0.7)
     grey = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
-    return _signature(canon), _band(grey), _check_image(grey), _pair_image(grey)
+    return _signature(canon), _band(grey), _check_image(grey), _pair_image(grey), _tint_image(canon)
 
 
 # --- finding cards ------------------------------------------------------------------
@@ -626,7 +665,7 @@ def _read(frame_bgr, quad, deck: PlainDeck):
         canon = cv2.warpPerspective(frame_bgr, m, (w, h), flags=cv2.INTER_AREA,
                                     borderMode=cv2.BORDER_REPLICATE)
         grey = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
-        views.append((order, _signature(canon), grey))
+        views.append((order, _signature(canon), grey, canon))
     sig = np.stack([v[1] for v in views])             # (2, S)
     full = sig @ deck.signatures.T                     # (2, n)
     flat = np.argsort(full.ravel())[::-1][:SHORTLIST]
@@ -731,12 +770,64 @@ def _pair_test(x: np.ndarray, a: np.ndarray, b: np.ndarray, boxes=None) -> float
     return t / total
 
 
-def _cell_diff(grey: np.ndarray, check: np.ndarray) -> float:
-    """Largest mean difference over the cells of the face: high where something covers
-    part of the card or a glare spot hides it."""
-    d = np.abs(_check_image(grey) - check)
+def _cells(img: np.ndarray) -> np.ndarray:
+    """Mean of a check-sized image over each cell of CHECK_GRID, shape (rows, columns)."""
     cw, ch = CHECK_GRID
-    return float(d.reshape(ch, d.shape[0] // ch, cw, d.shape[1] // cw).mean(axis=(1, 3)).max())
+    return img.reshape(ch, img.shape[0] // ch, cw, img.shape[1] // cw).mean(axis=(1, 3))
+
+
+def _cell_diff(grey: np.ndarray, check: np.ndarray) -> np.ndarray:
+    """Mean difference over each cell of the face (normalized grey): high where
+    something covers part of the card or a glare spot washes it out."""
+    return _cells(np.abs(_check_image(grey) - check))
+
+
+def _cell_darkening(grey: np.ndarray, check: np.ndarray) -> np.ndarray:
+    """How much darker than its template each cell is, once the face's light is matched
+    (a gain and offset fitted to the 70% of pixels that agree best: a glare spot or a
+    cover does not pull the fit). Glare never darkens a card."""
+    v = _check_image(grey)
+    keep = np.ones(v.shape, bool)
+    for _ in range(3):
+        a = np.stack([check[keep], np.ones(int(keep.sum()), np.float32)], axis=1)
+        gain, offset = np.linalg.lstsq(a, v[keep], rcond=None)[0]
+        res = v - (gain * check + offset)
+        keep = np.abs(res) <= np.percentile(np.abs(res), 70)
+    return _cells(np.clip(-res / max(float(gain), 0.2), 0.0, None))
+
+
+def _cell_tint(canon_bgr: np.ndarray, tint: np.ndarray) -> np.ndarray:
+    """Colour each cell gains over its template (Lab a*b* units): the distance of each
+    pixel's colour from the segment between grey and the template's colour there, since
+    light and glare only fade a colour towards grey. The camera's white balance is
+    matched first, on the parts of the template that are grey."""
+    view = _tint_image(canon_bgr)
+    grey_parts = np.hypot(tint[:, :, 0], tint[:, :, 1]) < 8.0
+    if int(grey_parts.sum()) > 20:
+        view = view - np.median((view - tint)[grey_parts], axis=0)
+    tt = (tint * tint).sum(axis=2)
+    k = np.clip((view * tint).sum(axis=2) / np.maximum(tt, 1e-3), 0.0, 1.0)
+    return _cells(np.linalg.norm(view - k[:, :, None] * tint, axis=2))
+
+
+def _cover_reason(grey, canon_bgr, i: int, deck: PlainDeck) -> Optional[str]:
+    """Why card ``i``'s face looks covered in this view, or None. A cell that gains
+    colour is covered (a hand, a sleeve); a cell that differs in grey is covered only
+    if it also gains some colour or turns darker, since glare washes a card out but
+    neither tints nor darkens it."""
+    card = deck.cards[i]
+    tint = _cell_tint(canon_bgr, deck.tints[i])
+    if tint.max() > deck.max_tint:
+        return f"part of the card differs in colour from {card} ({tint.max():.1f}): covered?"
+    diff = _cell_diff(grey, deck.checks[i])
+    differs = diff > deck.max_cell_diff
+    if not differs.any():
+        return None
+    dark = _cell_darkening(grey, deck.checks[i])
+    covered = differs & ((tint > deck.cover_tint) | (dark > deck.cover_dark))
+    if covered.any():
+        return f"part of the card differs from {card} ({diff[covered].max():.2f}): covered?"
+    return None
 
 
 def recognize_plain(frame_bgr: np.ndarray, deck: PlainDeck,
@@ -790,7 +881,7 @@ def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
     best = ranked[0][0]
     xs = [_pair_image(v[2]) for v in views]
     contenders = [(sc, j) for sc, j, _ in ranked if sc >= best - RIVAL_GAP]
-    winner, order, grey, margin, reason = None, views[ranked[0][2]][0], views[ranked[0][2]][2], 0.0, None
+    winner, order, margin, reason = None, views[ranked[0][2]][0], 0.0, None
     losses = []
     # The pairwise test is the finer judge: a card the whole-face score put second (under
     # glare, say) may still win every duel, and is then the card.
@@ -817,7 +908,7 @@ def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
             if t < deck.min_margin:
                 break
         if worst >= deck.min_margin:
-            winner, order, grey, margin, score = i, views[o][0], views[o][2], worst, sc
+            winner, order, view, margin, score = i, views[o][0], views[o], worst, sc
             break
         losses.append((i, worst_j, worst))
     if winner is None:
@@ -829,8 +920,6 @@ def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
     if score < deck.min_score:
         reason = f"best match {card} scores {score:.2f}, below {deck.min_score:.2f}"
     else:
-        diff = _cell_diff(grey, deck.checks[winner])
-        if diff > deck.max_cell_diff:
-            reason = f"part of the card differs from {card} ({diff:.2f}): covered or glare"
+        reason = _cover_reason(view[2], view[3], winner, deck)
     return Sighting(None if reason else card, order.tolist(), score, margin=margin,
                     reason=reason, guess=card)
