@@ -70,9 +70,24 @@ def frame_cards(rng: np.random.Generator, n: int):
             for i, z in zip(picks, ZONES_IN_PLAY)]
 
 
-def score_frame(sightings, truth) -> dict:
+EDGE_MARGIN = 0.02
+"""A card counts as cut (not in full view) unless it lies wholly inside the frame at
+least this fraction of the frame's height from every edge."""
+
+
+def in_full_view(corners, size) -> bool:
+    """Whether a card's four corners all lie inside a frame of ``size`` (w, h), away from
+    its edges by ``EDGE_MARGIN``: a card at the very edge may be cut or clipped."""
+    w, h = size
+    m = EDGE_MARGIN * h
+    c = np.asarray(corners, float)
+    return bool(np.all(c >= m) and np.all(c[:, 0] <= w - 1 - m) and np.all(c[:, 1] <= h - 1 - m))
+
+
+def score_frame(sightings, truth, size=None) -> dict:
     """Counts for one frame: each true card is correct, refused (no card named on it)
-    or wrong; a card named where no card lies is wrong too."""
+    or wrong; a card named where no card lies is wrong too. With ``size``, cards not
+    in full view (see :func:`in_full_view`) are counted apart as cut."""
     out = {"correct": 0, "refused": 0, "wrong": 0, "covered": 0, "covered_named": 0,
            "cut": 0}
     used = set()
@@ -89,8 +104,8 @@ def score_frame(sightings, truth) -> dict:
         elif t.get("covered_by_hand"):
             out["covered"] += 1
             out["covered_named"] += bool(named)
-        elif t.get("card_visible", 1.0) < 0.9:
-            out["cut"] += 1  # partly outside the frame: not in view, not counted
+        elif t.get("card_visible", 1.0) < 0.9 or (size and not in_full_view(t["corners"], size)):
+            out["cut"] += 1  # partly outside the frame or at its edge: not counted
         elif named:
             out["correct"] += 1
         else:
@@ -119,7 +134,7 @@ def run_design(design: str, frames: int, seed: int, sizes, clean=False, verbose=
             t0, c0 = time.perf_counter(), time.thread_time()
             sightings = recognize_plain(img, deck)
             times[size].append(((time.perf_counter() - t0) * 1000, (time.thread_time() - c0) * 1000))
-            counts = score_frame(sightings, truth)
+            counts = score_frame(sightings, truth, size)
             kind = "glare" if "glare" in cond else "hand in frame" if "hand" in cond else "neither"
             for k, v in counts.items():
                 totals[k] += v
@@ -154,7 +169,7 @@ def main(argv=None) -> int:
           + (", clean" if args.clean else ""))
     print("correct/refused in % of the cards in full view and not under a hand; wrong is a count "
           "over all cards; 'hand' = cards under a hand that were named / all such; 'cut' = cards "
-          "partly outside the frame (not counted)")
+          f"partly outside the frame or within {EDGE_MARGIN:.0%} of its height of an edge (not counted)")
     head = "".join(f"  {f'ms@{w}x{h} wall/cpu':>22s}" for w, h in sizes)
     print(f"{'design':24s} {'cards':>5s} {'correct':>8s} {'refused':>8s} {'wrong':>5s} "
           f"{'hand':>7s} {'cut':>4s}{head}")

@@ -596,11 +596,14 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003):
         if area < min_area or area > 0.5 * ww * wh:
             continue
         pts = c.reshape(-1, 2)
-        on_edge = np.count_nonzero((pts[:, 0] <= 1) | (pts[:, 1] <= 1) |
-                                   (pts[:, 0] >= ww - 2) | (pts[:, 1] >= wh - 2))
-        if on_edge > 0.05 * len(pts):
-            continue  # cut by the frame's edge: outside the play areas, and unreadable
+        on_edge = np.count_nonzero((pts[:, 0] <= 0) | (pts[:, 1] <= 0) |
+                                   (pts[:, 0] >= ww - 1) | (pts[:, 1] >= wh - 1))
         kind, quad = _quad_of(c)
+        if on_edge > 0.05 * len(pts):
+            # Along the frame's edge: a card cut by it is outside the play areas and
+            # unreadable, but a whole card whose corner only reaches the edge is read.
+            if kind != "card" or not _inside(quad, ww, wh, 1.5):
+                continue
         if kind == "other":
             continue
         if kind == "unclear":
@@ -634,6 +637,12 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003):
         box = cv2.boxPoints(cv2.minAreaRect(c)) / scale
         found.append((None if quad is None else _clockwise(quad) / scale, box))
     return found
+
+
+def _inside(quad: np.ndarray, w: int, h: int, margin: float) -> bool:
+    """Whether every corner lies at least ``margin`` pixels inside a w × h frame."""
+    return bool(np.all(quad >= margin) and np.all(quad[:, 0] <= w - 1 - margin)
+                and np.all(quad[:, 1] <= h - 1 - margin))
 
 
 def _clockwise(quad: np.ndarray) -> np.ndarray:
