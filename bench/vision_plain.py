@@ -70,18 +70,12 @@ def frame_cards(rng: np.random.Generator, n: int):
             for i, z in zip(picks, ZONES_IN_PLAY)]
 
 
-EDGE_MARGIN = 0.02
-"""A card counts as cut (not in full view) unless it lies wholly inside the frame at
-least this fraction of the frame's height from every edge."""
-
-
 def in_full_view(corners, size) -> bool:
-    """Whether a card's four corners all lie inside a frame of ``size`` (w, h), away from
-    its edges by ``EDGE_MARGIN``: a card at the very edge may be cut or clipped."""
+    """Whether a card's four corners all lie inside a frame of ``size`` (w, h): a card
+    partly outside the frame is cut, and is not counted."""
     w, h = size
-    m = EDGE_MARGIN * h
     c = np.asarray(corners, float)
-    return bool(np.all(c >= m) and np.all(c[:, 0] <= w - 1 - m) and np.all(c[:, 1] <= h - 1 - m))
+    return bool(np.all(c >= 0) and np.all(c[:, 0] <= w - 1) and np.all(c[:, 1] <= h - 1))
 
 
 def score_frame(sightings, truth, size=None) -> dict:
@@ -105,7 +99,7 @@ def score_frame(sightings, truth, size=None) -> dict:
             out["covered"] += 1
             out["covered_named"] += bool(named)
         elif t.get("card_visible", 1.0) < 0.9 or (size and not in_full_view(t["corners"], size)):
-            out["cut"] += 1  # partly outside the frame or at its edge: not counted
+            out["cut"] += 1  # partly outside the frame: not in view, not counted
         elif named:
             out["correct"] += 1
         else:
@@ -169,7 +163,7 @@ def main(argv=None) -> int:
           + (", clean" if args.clean else ""))
     print("correct/refused in % of the cards in full view and not under a hand; wrong is a count "
           "over all cards; 'hand' = cards under a hand that were named / all such; 'cut' = cards "
-          f"partly outside the frame or within {EDGE_MARGIN:.0%} of its height of an edge (not counted)")
+          "not wholly inside the frame (not counted)")
     head = "".join(f"  {f'ms@{w}x{h} wall/cpu':>22s}" for w, h in sizes)
     print(f"{'design':24s} {'cards':>5s} {'correct':>8s} {'refused':>8s} {'wrong':>5s} "
           f"{'hand':>7s} {'cut':>4s}{head}")
