@@ -2,7 +2,9 @@
 
 A card becomes an event only when it has been seen steadily: ``k`` frames in the
 same zone. It is taken as gone only after ``m`` frames unseen, so a hand passing over
-a card does not make it disappear and reappear. Anything contradictory (one card in
+a card does not make it disappear and reappear; while something unreadable lies in its
+zone (a refusal of the plain-deck reader: a hand over it) it is not counted unseen at
+all, for up to ``hold`` frames. Anything contradictory (one card in
 two zones, or the same card twice in a frame) becomes a ``vision_error`` event,
 never a guess.
 
@@ -31,6 +33,7 @@ class _CardState:
     candidate: Optional[str] = None   # zone it is being seen in, not yet placed
     seen: int = 0                     # frames seen in the candidate zone
     gap: int = 0                      # frames since the candidate was last seen
+    hidden: int = 0                   # frames its zone held only something unreadable, since last seen
 
 
 class Tracker:
@@ -45,13 +48,17 @@ class Tracker:
       or seen twice in one frame (once per episode, not every frame)
 
     Sightings may be :class:`vision.stickers.Sighting` objects, dicts with ``card`` and
-    ``zone``, or ``(card, zone)`` pairs; sightings without a card or zone (off the mat)
-    are ignored, except that they do not count as the card being in its zone.
+    ``zone``, or ``(card, zone)`` pairs; sightings off the mat (no zone) are ignored. A
+    sighting with a zone but no card (something there, not read) keeps a card placed
+    in that zone from counting as unseen, for at most ``hold`` frames in a row
+    (default ``6 * m``), after which it is counted unseen as usual.
     """
 
-    def __init__(self, k: int = 3, m: int = 5, rack_seat: Optional[str] = None):
+    def __init__(self, k: int = 3, m: int = 5, rack_seat: Optional[str] = None,
+                 hold: Optional[int] = None):
         if int(k) < 1 or int(m) < 1:
             raise ValueError(f"tracker needs k ≥ 1 and m ≥ 1 frames (got k={k}, m={m})")
+        self.hold = 6 * int(m) if hold is None else int(hold)
         if rack_seat is not None and rack_seat not in PLAY_ZONES:
             raise ValueError(f"rack seat {rack_seat!r} is not a seat: use N, E, S or W")
         self.k, self.m, self.rack_seat = int(k), int(m), rack_seat
@@ -86,9 +93,12 @@ class Tracker:
         self.frame += 1
         events: list = []
         by_card: dict = {}
+        unread_zones = set()
         for s in sightings:
             card, zone = _unpack(s)
             if card is None:
+                if zone is not None:
+                    unread_zones.add(zone)
                 continue
             by_card.setdefault(card, []).append(zone)
 
@@ -122,9 +132,13 @@ class Tracker:
                         self._play_held = True
                 continue
             if zone == state.zone:
-                state.absent = 0
+                state.absent = state.hidden = 0
                 state.candidate, state.seen = None, 0
                 continue
+            if zone is None and state.zone in unread_zones:
+                state.hidden += 1
+                if state.hidden <= self.hold:
+                    continue  # something lies over it: not seen, yet not gone
             state.absent += 1
             if zone is None:
                 state.gap += 1

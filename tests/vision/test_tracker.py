@@ -187,3 +187,35 @@ def test_assumed_cards_are_not_played_again():
     for _ in range(3):
         events += t.update([])
     assert {"type": "removed", "card": "JH", "zone": "N"} in events and {"type": "collect"} in events
+
+
+def test_something_unreadable_over_a_placed_card_holds_it_for_a_while():
+    from vision.tracker import Tracker
+    t = Tracker(k=2, m=2, hold=6)
+    events = []
+    for _ in range(2):
+        events += t.update([("JH", "N")])
+    assert events == [{"type": "play", "seat": "N", "card": "JH"}]
+    # A hand lies over the card: the reader sees something in N, but no card.
+    for _ in range(6):
+        assert t.update([(None, "N")]) == []
+    assert t.placed() == {"JH": "N"}
+    # Something unreadable elsewhere does not hold it ...
+    t2 = Tracker(k=1, m=2, hold=6)
+    t2.update([("JH", "N")])
+    events = t2.update([(None, "E")]) + t2.update([(None, "E")])
+    assert {"type": "removed", "card": "JH", "zone": "N"} in events
+    # ... and nothing holds it for ever: after `hold` frames it counts as unseen.
+    events = []
+    for _ in range(3):
+        events += t.update([(None, "N")])
+    assert {"type": "removed", "card": "JH", "zone": "N"} in events
+
+
+def test_the_card_seen_again_after_a_hand_is_not_a_new_play():
+    from vision.tracker import Tracker
+    t = Tracker(k=2, m=2)
+    events = []
+    for frame in [[("QS", "W")]] * 2 + [[(None, "W")]] * 8 + [[("QS", "W")]] * 3:
+        events += t.update(frame)
+    assert events == [{"type": "play", "seat": "W", "card": "QS"}]
