@@ -590,7 +590,7 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003):
     wh, ww = work.shape[:2]
     min_area = min_area_fraction * ww * wh
     grad = None
-    found = []
+    found, clean, ragged = [], [], []
     for c in contours:
         area = cv2.contourArea(c)
         if area < min_area or area > 0.5 * ww * wh:
@@ -622,6 +622,7 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003):
                     if hq is not None:
                         kinds[n] = ("card", hq)
             quads = [q for k, q in kinds if k == "card"]
+            clean.extend(quads)
             if quads:
                 # Each clean card left is read on its own merits; what is neither a card
                 # nor a clean shape (fingers, a card under them) is reported, unread.
@@ -632,11 +633,73 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003):
                 continue
             q = _hull_quad(grad, c)
             if q is not None:
+                clean.append(q)
                 found.append((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale))
                 continue
+            ragged.append(c)
+        elif kind == "card":
+            clean.append(quad)
         box = cv2.boxPoints(cv2.minAreaRect(c)) / scale
         found.append((None if quad is None else _clockwise(quad) / scale, box))
+    if ragged and clean:
+        # A blob that is no card as a whole (a card and the hand beside it) may still
+        # hold whole cards: sought at its clean corners, at the size of this frame's
+        # clean cards. The blob itself stays a refusal: the hand may hide another card.
+        size = np.median([_side_lengths(q) for q in clean], axis=0)
+        for c in ragged:
+            found.extend((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale)
+                         for q in _cards_at_corners(grad, c, size))
     return found
+
+
+def _side_lengths(quad: np.ndarray):
+    """(long, short) side of a quadrilateral, each the mean of two opposite sides."""
+    sides = [float(np.hypot(*(quad[i] - quad[(i + 1) % 4]))) for i in range(4)]
+    a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    return max(a, b), min(a, b)
+
+
+def _cards_at_corners(grad: np.ndarray, c: np.ndarray, size) -> list:
+    """Whole cards of ``size`` (long, short side) at the square corners of a ragged blob.
+
+    Each corner of the blob's outline where two long enough straight sides meet at a
+    right angle is taken as a card's corner; the card it would be (both ways round) is
+    snapped onto the picture's steps and kept only if it is a clean card shape of that
+    size with a step along all four sides: a card half under a hand has a side without
+    one and is not taken."""
+    long_, short = float(size[0]), float(size[1])
+    poly = cv2.approxPolyDP(c, 0.01 * cv2.arcLength(c, True), True).reshape(-1, 2).astype(np.float32)
+    n = len(poly)
+    out: list = []
+    for k in range(n):
+        p = poly[k]
+        u1, u2 = poly[k - 1] - p, poly[(k + 1) % n] - p
+        l1, l2 = float(np.hypot(*u1)), float(np.hypot(*u2))
+        if min(l1, l2) < 0.3 * short:
+            continue
+        u1, u2 = u1 / l1, u2 / l2
+        if abs(float(u1 @ u2)) > 0.17:   # not within 10° of a right angle
+            continue
+        inward = p + 3.0 * (u1 + u2)
+        if cv2.pointPolygonTest(c, (float(inward[0]), float(inward[1])), False) < 0:
+            continue                      # a notch in the outline, not a corner of it
+        for a, b in ((long_, short), (short, long_)):
+            if l1 > 1.1 * a or l2 > 1.1 * b:
+                continue
+            q = _snap_to_edges(grad, _clockwise(np.array([p, p + a * u1, p + a * u1 + b * u2, p + b * u2],
+                                                         np.float32)))
+            if q is None:
+                continue
+            kind, q2 = _quad_of(_densify(q))
+            if kind != "card" or _edge_support(grad, q2) < 0.9:
+                continue
+            got = _side_lengths(q2)
+            if abs(got[0] / long_ - 1) > 0.1 or abs(got[1] / short - 1) > 0.1:
+                continue
+            centre = q2.mean(axis=0)
+            if all(np.hypot(*(centre - o.mean(axis=0))) > 0.5 * short for o in out):
+                out.append(q2)
+    return out
 
 
 def _inside(quad: np.ndarray, w: int, h: int, margin: float) -> bool:
