@@ -166,7 +166,7 @@ class TableService:
                 self._camera_lost("no picture")
             return
         sightings = recognize(frame, mode=self.cfg.vision["mode"], zones=self.zones,
-                              deck=self.deck, decoder=self.cfg.vision["decoder"])
+                              deck=self.deck, decoder=self.cfg.vision["decoder"], refusals=True)
         for event in self.tracker.update(sightings):
             self.submit(event)
 

@@ -306,3 +306,16 @@ def test_bad_frames_are_refused_with_a_reason(standard):
         plain.recognize_plain(np.zeros((48, 64), np.uint8), standard)
     with pytest.raises(ValueError, match="8-bit"):
         plain.recognize_plain(np.zeros((48, 64, 3), np.float32), standard)
+
+
+def test_recognize_reports_refusals_only_when_asked(standard):
+    from vision.recognize import recognize
+    placements = [{"card": "QH", "at": "N", "rotation": 10, "sticker": False},
+                  {"card": "9D", "at": "E", "rotation": 80, "sticker": False}]
+    img, truth = _compose(placements, size=(640, 480), rng=1, hand=0, hand_cover=0.4)
+    assert truth[0]["covered_by_hand"]
+    plain_only = recognize(img, mode="plain", deck=standard)
+    with_refusals = recognize(img, mode="plain", deck=standard, refusals=True)
+    assert [s["card"] for s in plain_only] == ["9D"]
+    assert sorted(str(s["card"]) for s in with_refusals) == ["9D", "None"]
+    assert all("guess" not in s for s in with_refusals)
