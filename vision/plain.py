@@ -512,13 +512,14 @@ def _densify(poly: np.ndarray) -> np.ndarray:
     return np.round(np.concatenate(out)).astype(np.int32).reshape(-1, 1, 2)
 
 
-def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0):
+def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0, nearest: bool = False):
     """Each side moved onto the outermost step within ``reach`` pixels of it (a line
     fitted through them, weighted by their strength), and the corners recomputed.
 
     The outermost step, not the strongest: a card's edge is where the cloth ends, and
     many decks have a light rim or a printed frame line just inside it whose steps can
-    be stronger than the edge itself."""
+    be stronger than the edge itself. With ``nearest``, the step nearest the side is
+    taken instead (the side's place is known and something may lie just outside it)."""
     h, w = grad.shape
     centre_q = quad.mean(axis=0)
     lines = []
@@ -539,10 +540,15 @@ def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0):
         yi = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
         g = grad[yi, xi]                                                # (T, O)
         rows = np.arange(len(ts))
-        best = np.argmax(g >= SMOOTH_GRADIENT, axis=1)
-        for _ in range(3):  # climb to the top of that step
-            nxt = np.minimum(best + 1, g.shape[1] - 1)
-            best = np.where(g[rows, nxt] > g[rows, best], nxt, best)
+        if nearest:
+            gp = np.pad(g, ((0, 0), (1, 1)), mode="edge")
+            peak = (g >= SMOOTH_GRADIENT) & (g >= gp[:, :-2]) & (g >= gp[:, 2:])
+            best = np.argmin(np.where(peak, np.abs(offs)[None, :], np.inf), axis=1)
+        else:
+            best = np.argmax(g >= SMOOTH_GRADIENT, axis=1)
+            for _ in range(3):  # climb to the top of that step
+                nxt = np.minimum(best + 1, g.shape[1] - 1)
+                best = np.where(g[rows, nxt] > g[rows, best], nxt, best)
         strength = g[rows, best]
         keep = strength >= SMOOTH_GRADIENT
         if keep.sum() < 0.6 * len(ts):
@@ -686,8 +692,13 @@ def _cards_at_corners(grad: np.ndarray, c: np.ndarray, size) -> list:
         for a, b in ((long_, short), (short, long_)):
             if l1 > 1.1 * a or l2 > 1.1 * b:
                 continue
+            # A side that runs all the way to the next corner gives the card's own
+            # length there, truer than the other cards' (they lie elsewhere in the
+            # perspective); a side that runs into the hand gives only a part of it.
+            a = l1 if l1 > 0.88 * a else a
+            b = l2 if l2 > 0.88 * b else b
             q = _snap_to_edges(grad, _clockwise(np.array([p, p + a * u1, p + a * u1 + b * u2, p + b * u2],
-                                                         np.float32)))
+                                                         np.float32)), nearest=True)
             if q is None:
                 continue
             kind, q2 = _quad_of(_densify(q))
@@ -762,7 +773,7 @@ def _read(frame_bgr, quad, deck: PlainDeck):
     return ranked, views
 
 
-PAIR_TOP = 4
+PAIR_TOP = 6
 """How many places, where the two cards differ most, the pairwise test looks at."""
 PAIR_WINDOW = 22
 """Side in pixels (at CANON_H) of each place: a pip or an index with a little room."""
@@ -943,6 +954,8 @@ def _aspect(quad: np.ndarray) -> float:
     return min(a, b) / max(a, b, 1e-6)
 
 
+RED_SUITS = ("H", "D")
+
 RIVAL_GAP = 0.12
 """Cards scoring within this of the best must also lose the pairwise test."""
 
@@ -989,8 +1002,13 @@ def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
         reason = f"{card} is not clearly told from {deck.cards[j]} ({t:.2f} < {deck.min_margin:.2f})"
         return Sighting(None, order.tolist(), best, margin=t, reason=reason, guess=card)
     card = deck.cards[winner]
+    top = deck.cards[ranked[0][1]]
     if score < deck.min_score:
         reason = f"best match {card} scores {score:.2f}, below {deck.min_score:.2f}"
+    elif (card.suit in RED_SUITS) != (top.suit in RED_SUITS):
+        # The pairwise test looks at grey pips; whether the ink is red or black is the
+        # whole-face score's to say, and a red card is never named against it.
+        reason = f"{card} wins the close look, but the face's colours point to {top}"
     else:
         reason = _cover_reason(view[2], view[3], winner, deck)
     return Sighting(None if reason else card, order.tolist(), score, margin=margin,
