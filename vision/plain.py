@@ -512,14 +512,13 @@ def _densify(poly: np.ndarray) -> np.ndarray:
     return np.round(np.concatenate(out)).astype(np.int32).reshape(-1, 1, 2)
 
 
-def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0, nearest: bool = False):
+def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0):
     """Each side moved onto the outermost step within ``reach`` pixels of it (a line
     fitted through them, weighted by their strength), and the corners recomputed.
 
     The outermost step, not the strongest: a card's edge is where the cloth ends, and
     many decks have a light rim or a printed frame line just inside it whose steps can
-    be stronger than the edge itself. With ``nearest``, the step nearest the side is
-    taken instead (the side's place is known and something may lie just outside it)."""
+    be stronger than the edge itself."""
     h, w = grad.shape
     centre_q = quad.mean(axis=0)
     lines = []
@@ -540,15 +539,10 @@ def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0, neare
         yi = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
         g = grad[yi, xi]                                                # (T, O)
         rows = np.arange(len(ts))
-        if nearest:
-            gp = np.pad(g, ((0, 0), (1, 1)), mode="edge")
-            peak = (g >= SMOOTH_GRADIENT) & (g >= gp[:, :-2]) & (g >= gp[:, 2:])
-            best = np.argmin(np.where(peak, np.abs(offs)[None, :], np.inf), axis=1)
-        else:
-            best = np.argmax(g >= SMOOTH_GRADIENT, axis=1)
-            for _ in range(3):  # climb to the top of that step
-                nxt = np.minimum(best + 1, g.shape[1] - 1)
-                best = np.where(g[rows, nxt] > g[rows, best], nxt, best)
+        best = np.argmax(g >= SMOOTH_GRADIENT, axis=1)
+        for _ in range(3):  # climb to the top of that step
+            nxt = np.minimum(best + 1, g.shape[1] - 1)
+            best = np.where(g[rows, nxt] > g[rows, best], nxt, best)
         strength = g[rows, best]
         keep = strength >= SMOOTH_GRADIENT
         if keep.sum() < 0.6 * len(ts):
@@ -692,13 +686,8 @@ def _cards_at_corners(grad: np.ndarray, c: np.ndarray, size) -> list:
         for a, b in ((long_, short), (short, long_)):
             if l1 > 1.1 * a or l2 > 1.1 * b:
                 continue
-            # A side that runs all the way to the next corner gives the card's own
-            # length there, truer than the other cards' (they lie elsewhere in the
-            # perspective); a side that runs into the hand gives only a part of it.
-            a = l1 if l1 > 0.88 * a else a
-            b = l2 if l2 > 0.88 * b else b
             q = _snap_to_edges(grad, _clockwise(np.array([p, p + a * u1, p + a * u1 + b * u2, p + b * u2],
-                                                         np.float32)), nearest=True)
+                                                         np.float32)))
             if q is None:
                 continue
             kind, q2 = _quad_of(_densify(q))
