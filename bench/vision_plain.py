@@ -16,6 +16,7 @@ Prints one line per design and a total; exits 1 when any card is named wrongly.
 from __future__ import annotations
 
 import argparse
+import collections
 import statistics
 import sys
 import time
@@ -78,10 +79,26 @@ def in_full_view(corners, size) -> bool:
     return bool(np.all(c >= 0) and np.all(c[:, 0] <= w - 1) and np.all(c[:, 1] <= h - 1))
 
 
-def score_frame(sightings, truth, size=None) -> dict:
+REASONS = (("not clearly told", "not told from a close card"), ("scores", "score below min_score"),
+           ("differs in colour", "covered (colour)"), ("part of the card differs", "covered (grey)"),
+           ("wins the close look", "ink colour disagrees"), ("not one clean card", "not one clean card"),
+           ("not the shape", "not the deck's shape"))
+
+
+def reason_class(sightings) -> str:
+    """Why a card in view was not named, in a few words (the reader's reason, without
+    the card names and figures): for the ``--reasons`` table."""
+    if not sightings:
+        return "not found"
+    reason = sightings[0].reason or ""
+    return next((label for key, label in REASONS if key in reason), reason or "unknown")
+
+
+def score_frame(sightings, truth, size=None, reasons=None) -> dict:
     """Counts for one frame: each true card is correct, refused (no card named on it)
     or wrong; a card named where no card lies is wrong too. With ``size``, cards not
-    in full view (see :func:`in_full_view`) are counted apart as cut."""
+    in full view (see :func:`in_full_view`) are counted apart as cut. ``reasons``, if
+    given (a Counter), counts the refused cards by :func:`reason_class`."""
     out = {"correct": 0, "refused": 0, "wrong": 0, "covered": 0, "covered_named": 0,
            "cut": 0}
     used = set()
@@ -104,6 +121,9 @@ def score_frame(sightings, truth, size=None) -> dict:
             out["correct"] += 1
         else:
             out["refused"] += 1
+            if reasons is not None:
+                reasons[reason_class([s for s in sightings
+                                      if cv2.pointPolygonTest(poly, s.center, False) >= 0])] += 1
     out["wrong"] += sum(1 for k, s in enumerate(sightings) if k not in used and s.card is not None)
     return out
 
@@ -113,9 +133,10 @@ def _zero():
 
 
 def run_design(design: str, frames: int, seed: int, sizes, clean=False, verbose=False,
-               by_condition=None):
+               by_condition=None, reasons=None):
     """Totals and median ms per frame size for one design; ``by_condition`` (a dict)
-    also gathers totals per frame condition: glare, a hand in the frame, or neither."""
+    also gathers totals per frame condition: glare, a hand in the frame, or neither;
+    ``reasons`` (a Counter) counts refusals by (reason, condition)."""
     deck = calibrated_deck(design)
     totals = _zero()
     times = {s: [] for s in sizes}
@@ -128,8 +149,11 @@ def run_design(design: str, frames: int, seed: int, sizes, clean=False, verbose=
             t0, c0 = time.perf_counter(), time.thread_time()
             sightings = recognize_plain(img, deck)
             times[size].append(((time.perf_counter() - t0) * 1000, (time.thread_time() - c0) * 1000))
-            counts = score_frame(sightings, truth, size)
             kind = "glare" if "glare" in cond else "hand in frame" if "hand" in cond else "neither"
+            why = None if reasons is None else collections.Counter()
+            counts = score_frame(sightings, truth, size, why)
+            for r, n in (why or {}).items():
+                reasons[(r, kind)] += n
             for k, v in counts.items():
                 totals[k] += v
                 if by_condition is not None:
@@ -150,6 +174,8 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", default="640x480,1280x720")
     parser.add_argument("--clean", action="store_true", help="no camera faults")
     parser.add_argument("--verbose", action="store_true", help="print frames with misses")
+    parser.add_argument("--reasons", action="store_true",
+                        help="also count the refused cards by the reader's reason and frame condition")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     if not art.art_available():
@@ -159,6 +185,7 @@ def main(argv=None) -> int:
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
     grand = _zero()
     by_condition = {}
+    reasons = collections.Counter() if args.reasons else None
     print(f"seed {args.seed}, {args.frames} frames per design and size, 4 cards per frame"
           + (", clean" if args.clean else ""))
     print("correct/refused in % of the cards in full view and not under a hand; wrong is a count "
@@ -177,7 +204,8 @@ def main(argv=None) -> int:
               + "".join(f"  {ms[s][0]:11.1f} /{ms[s][1]:8.1f}" for s in sizes), flush=True)
 
     for d in decks:
-        t, ms = run_design(d, args.frames, args.seed, sizes, args.clean, args.verbose, by_condition)
+        t, ms = run_design(d, args.frames, args.seed, sizes, args.clean, args.verbose, by_condition,
+                           reasons)
         line(d, t, ms)
         for k in grand:
             grand[k] += t[k]
@@ -189,6 +217,11 @@ def main(argv=None) -> int:
     for kind in ("neither", "hand in frame", "glare"):
         if kind in by_condition:
             line(f"  {kind}", by_condition[kind], {s: (float("nan"), float("nan")) for s in sizes})
+    if reasons is not None:
+        print("refused cards by reason (all designs and sizes): neither / hand in frame / glare")
+        for why in sorted({r for r, _ in reasons}, key=lambda r: -sum(n for (x, _), n in reasons.items() if x == r)):
+            row = [reasons[(why, kind)] for kind in ("neither", "hand in frame", "glare")]
+            print(f"  {why:28s} {row[0]:5d} {row[1]:5d} {row[2]:5d}")
     return 1 if grand["wrong"] else 0
 
 

@@ -319,3 +319,19 @@ def test_recognize_reports_refusals_only_when_asked(standard):
     assert [s["card"] for s in plain_only] == ["9D"]
     assert sorted(str(s["card"]) for s in with_refusals) == ["9D", "None"]
     assert all("guess" not in s for s in with_refusals)
+
+
+def test_benchmark_counts_refusals_by_reason(capsys):
+    from types import SimpleNamespace
+    from bench import vision_plain as bench
+    assert bench.reason_class([]) == "not found"
+    told = SimpleNamespace(reason="9C is not clearly told from 9S (0.07 < 0.15)")
+    assert bench.reason_class([told]) == "not told from a close card"
+    assert bench.reason_class([SimpleNamespace(reason="part of the card differs in colour from KD (15.7): covered?")]) \
+        == "covered (colour)"
+    assert bench.in_full_view([[1, 1], [50, 1], [50, 80], [1, 80]], (640, 480))
+    assert not bench.in_full_view([[-3, 1], [50, 1], [50, 80], [1, 80]], (640, 480))
+    assert bench.main(["--decks", "standard", "--frames", "2", "--seed", "0", "--reasons",
+                       "--sizes", "640x480"]) == 0
+    out = capsys.readouterr().out
+    assert "refused cards by reason" in out and "standard" in out
