@@ -371,12 +371,19 @@ def _fit_sides(pts: np.ndarray, quad: np.ndarray, lo: float, hi: float, tol: flo
         sel = pts[(t > lo * length) & (t < hi * length) & (off < max(2.0, tol * length))]
         if len(sel) < 5:
             return None
-        centre = sel.mean(axis=0)
-        # The side's direction is the main axis of its points (closed form of PCA in 2-D).
-        dx, dy = (sel - centre).T
-        angle = 0.5 * np.arctan2(2 * float(dx @ dy), float(dx @ dx) - float(dy @ dy))
-        lines.append((centre, np.array([np.cos(angle), np.sin(angle)])))
+        lines.append(_line_through(sel))
     return _crossings(lines)
+
+
+def _line_through(pts: np.ndarray, weights: Optional[np.ndarray] = None):
+    """``(centre, direction)`` of the line fitted to points by total least squares,
+    optionally weighted: the direction is the main axis of the points (closed form of
+    PCA in 2-D)."""
+    w = np.ones(len(pts)) if weights is None else weights
+    centre = (pts * w[:, None]).sum(axis=0) / w.sum()
+    dx, dy = (pts - centre).T * np.sqrt(w)
+    angle = 0.5 * np.arctan2(2 * float(dx @ dy), float(dx @ dx) - float(dy @ dy))
+    return centre, np.array([np.cos(angle), np.sin(angle)])
 
 
 def _crossings(lines) -> Optional[np.ndarray]:
@@ -548,12 +555,7 @@ def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0):
         keep = strength >= SMOOTH_GRADIENT
         if keep.sum() < 0.6 * len(ts):
             return None
-        sel = pts[rows, best][keep]
-        wts = strength[keep]
-        centre = (sel * wts[:, None]).sum(axis=0) / wts.sum()
-        dx, dy = (sel - centre).T * np.sqrt(wts)
-        angle = 0.5 * np.arctan2(2 * float(dx @ dy), float(dx @ dx) - float(dy @ dy))
-        lines.append((centre, np.array([np.cos(angle), np.sin(angle)])))
+        lines.append(_line_through(pts[rows, best][keep], strength[keep]))
     return _crossings(lines)
 
 
