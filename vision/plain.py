@@ -354,17 +354,21 @@ def cloth_mask(frame_bgr: np.ndarray) -> np.ndarray:
     return mask
 
 
+def _sides(quad: np.ndarray):
+    """Each side of a quadrilateral as ``(start, end, length, unit direction)``."""
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.hypot(*(b - a)))
+        yield a, b, length, (b - a) / max(length, 1e-9)
+
+
 def _fit_sides(pts: np.ndarray, quad: np.ndarray, lo: float, hi: float, tol: float):
     """Lines fitted (total least squares) to the contour points along each side of
     ``quad``, and their crossings: the refined corners, or None."""
     lines = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = b - a
-        length = float(np.hypot(d[0], d[1]))
+    for a, b, length, u in _sides(quad):
         if length < 4:
             return None
-        u = d / length
         rel = pts - a
         t = rel @ u
         off = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
@@ -530,13 +534,9 @@ def _snap_to_edges(grad: np.ndarray, quad: np.ndarray, reach: float = 5.0):
     h, w = grad.shape
     centre_q = quad.mean(axis=0)
     lines = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = b - a
-        length = float(np.hypot(d[0], d[1]))
+    for a, b, length, u in _sides(quad):
         if length < 8:
             return None
-        u = d / length
         n = np.array([-u[1], u[0]])
         if float(n @ ((a + b) / 2 - centre_q)) < 0:
             n = -n  # n points out of the card

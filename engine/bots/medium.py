@@ -166,17 +166,25 @@ def legal_or_forced(view):
         raise ValueError(f"{view.seat} has nothing to do now: it is {view.to_act}'s turn")
     return legal, ((legal[0], "The only legal action") if len(legal) == 1 else None)
 
-class MediumBot:
+class Bot:
+    """What every computer player offers: ``advise(view)`` gives ``(action, reason)``,
+    ``choose(view)`` the action alone."""
+
+    def choose(self, view) -> Action:
+        """The action this player takes now (one of ``view.legal``)."""
+        return self.advise(view)[0]
+
+    def advise(self, view):
+        raise NotImplementedError
+
+
+class MediumBot(Bot):
     """Sound play by rules of thumb, without remembering which cards are gone."""
 
     level = "medium"
 
     def __init__(self, seed: Optional[int] = None):
         self.seed = seed
-
-    def choose(self, view) -> Action:
-        """The action this player takes now (one of ``view.legal``)."""
-        return self.advise(view)[0]
 
     def advise(self, view):
         """``(action, reason)``: the action and why, in a player's words."""
@@ -364,16 +372,13 @@ class EasyBot(MediumBot):
         return Action("pass"), "Not enough trumps"
 
 
-class RandomBot:
+class RandomBot(Bot):
     """Any legal action, uniformly at random: a floor for the benchmark."""
 
     level = "random"
 
     def __init__(self, seed: Optional[int] = None):
         self.rng = random.Random(seed)
-
-    def choose(self, view) -> Action:
-        return self.advise(view)[0]
 
     def advise(self, view):
         if not view.legal:

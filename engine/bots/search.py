@@ -23,7 +23,7 @@ import zlib
 from typing import Callable, Optional
 
 from engine.bots.deals import (bid_likelihood, dealt_from_play, sample_dealt, sample_play)
-from engine.bots.medium import (ALONE_AT, ORDER_AT, MediumBot, best_discard, bid_estimate,
+from engine.bots.medium import (ALONE_AT, ORDER_AT, Bot, MediumBot, best_discard, bid_estimate,
                                 legal_or_forced)
 from engine.bots.solver import Solver
 from engine.cards import POWER, SEATS, Card, trick_winner_index
@@ -65,7 +65,7 @@ def _view_key(view) -> bytes:
                  view.bids, str(view.discard), view.tricks, view.trick, view.score)).encode()
 
 
-class SearchBot:
+class SearchBot(Bot):
     """Hard (``weighted=False``) and Insane (``weighted=True``) players.
 
     >>> from engine import Hand, Rules
@@ -91,10 +91,6 @@ class SearchBot:
         self.level = level
         self.medium = MediumBot()
         self.last_samples = 0
-
-    def choose(self, view) -> Action:
-        """The action with the best expected points (one of ``view.legal``)."""
-        return self.advise(view)[0]
 
     def advise(self, view):
         """``(action, reason)``; the reason gives the averages it compared."""
