@@ -350,8 +350,11 @@ def cloth_mask(frame_bgr: np.ndarray) -> np.ndarray:
     mask = cv2.threshold(dist, max(12.0, 2.2 * noise), 255, cv2.THRESH_BINARY)[1]
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     # Closing bridges dark index glyphs that touch a dark card border on a dark cloth.
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
-    return mask
+    # The frame is padded with cloth first: OpenCV's closing treats the world beyond the
+    # border as "card", and would join a card lying a few pixels from the edge to it.
+    mask = cv2.morphologyEx(cv2.copyMakeBorder(mask, 5, 5, 5, 5, cv2.BORDER_CONSTANT, value=0),
+                            cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+    return np.ascontiguousarray(mask[5:-5, 5:-5])
 
 
 def _sides(quad: np.ndarray):
@@ -577,11 +580,14 @@ def _hull_quad(grad: np.ndarray, c: np.ndarray):
     return q2
 
 
-def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003):
+def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003,
+                    aspect: Optional[float] = None):
     """Card-shaped blobs: list of ``(corners or None, outline_box)`` in frame pixels.
 
     ``corners`` is a (4, 2) float array, clockwise in image coordinates, when the blob is
-    one clean card; None when it is card-sized but not one card (covered, overlapping)."""
+    one clean card; None when it is card-sized but not one card (covered, overlapping).
+    ``aspect`` (the deck's short over long side), when known, helps to find whole cards
+    in a blob shared with a hand."""
     h, w = frame_bgr.shape[:2]
     scale = 1.0
     work = frame_bgr
@@ -633,25 +639,29 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003):
                              for q in quads)
                 found.extend((None, cv2.boxPoints(cv2.minAreaRect(s)) / scale)
                              for s, (k, _) in zip(parts, kinds) if k == "unclear")
+                # ... and may still hold a card touching the fingers: see below.
+                ragged.extend(s for s, (k, _) in zip(parts, kinds) if k == "unclear")
                 continue
             q = _hull_quad(grad, c)
             if q is not None:
                 clean.append(q)
                 found.append((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale))
                 continue
-            ragged.append(c)
+            ragged.append(c)  # reported below as a refusal, and searched later
         elif kind == "card":
             clean.append(quad)
         box = cv2.boxPoints(cv2.minAreaRect(c)) / scale
         found.append((None if quad is None else _clockwise(quad) / scale, box))
-    if ragged and clean:
+    if ragged:
         # A blob that is no card as a whole (a card and the hand beside it) may still
-        # hold whole cards: sought at its clean corners, at the size of this frame's
-        # clean cards. The blob itself stays a refusal: the hand may hide another card.
-        size = np.median([_side_lengths(q) for q in clean], axis=0)
+        # hold whole cards: sought at its square corners. The blob itself stays a
+        # refusal (reported above): the hand may hide another card.
+        if aspect is not None:
+            clean = [q for q in clean if abs(_aspect(q) / aspect - 1.0) <= MAX_ASPECT_ERROR]
+        size = np.median([_side_lengths(q) for q in clean], axis=0) if clean else None
         for c in ragged:
             found.extend((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale)
-                         for q in _cards_at_corners(grad, c, size))
+                         for q in _cards_at_corners(grad, c, size, aspect))
     return found
 
 
@@ -662,33 +672,63 @@ def _side_lengths(quad: np.ndarray):
     return max(a, b), min(a, b)
 
 
-def _cards_at_corners(grad: np.ndarray, c: np.ndarray, size) -> list:
-    """Whole cards of ``size`` (long, short side) at the square corners of a ragged blob.
+def _cards_at_corners(grad: np.ndarray, c: np.ndarray, size=None, aspect: Optional[float] = None) -> list:
+    """Whole cards at the square corners of a ragged blob (a card touching a hand).
 
     Each corner of the blob's outline where two long enough straight sides meet at a
-    right angle is taken as a card's corner; the card it would be (both ways round) is
-    snapped onto the picture's steps and kept only if it is a clean card shape of that
-    size with a step along all four sides: a card half under a hand has a side without
-    one and is not taken."""
-    long_, short = float(size[0]), float(size[1])
+    right angle is taken as a card's corner. The card laid there is sized by what is
+    known: ``size`` (long, short side of this frame's clean cards, both ways round); a
+    side of the outline that ends in square corners at both ends, which is a whole side
+    of the card, with the other side from the deck's ``aspect`` (short over long); or,
+    where the corners at both far ends are square, the card those three corners span.
+    Each is snapped onto the picture's steps and kept only if it is a clean card shape,
+    of the size it was laid at (±10%), with a step along all four sides: a card half
+    under a hand has a side without one and is not taken."""
     poly = cv2.approxPolyDP(c, 0.01 * cv2.arcLength(c, True), True).reshape(-1, 2).astype(np.float32)
     n = len(poly)
-    out: list = []
-    for k in range(n):
-        p = poly[k]
-        u1, u2 = poly[k - 1] - p, poly[(k + 1) % n] - p
+    if n < 4:
+        return []
+
+    def square(k):
+        """Unit sides and lengths at corner k if it is a convex right angle, else None."""
+        p = poly[k % n]
+        u1, u2 = poly[(k - 1) % n] - p, poly[(k + 1) % n] - p
         l1, l2 = float(np.hypot(*u1)), float(np.hypot(*u2))
-        if min(l1, l2) < 0.3 * short:
-            continue
+        if min(l1, l2) < 8:
+            return None
         u1, u2 = u1 / l1, u2 / l2
         if abs(float(u1 @ u2)) > 0.17:   # not within 10° of a right angle
-            continue
+            return None
         inward = p + 3.0 * (u1 + u2)
         if cv2.pointPolygonTest(c, (float(inward[0]), float(inward[1])), False) < 0:
-            continue                      # a notch in the outline, not a corner of it
-        for a, b in ((long_, short), (short, long_)):
-            if l1 > 1.1 * a or l2 > 1.1 * b:
+            return None                   # a notch in the outline, not a corner of it
+        return u1, u2, l1, l2
+
+    squares = [square(k) for k in range(n)]
+    out: list = []
+    for k in range(n):
+        if squares[k] is None:
+            continue
+        p = poly[k]
+        u1, u2, l1, l2 = squares[k]
+        before, after = squares[k - 1] is not None, squares[(k + 1) % n] is not None
+        trials = []  # (length along u1, length along u2)
+        if size is not None and min(l1, l2) >= 0.3 * float(size[1]):
+            trials += [(a, b) for a, b in (tuple(size), tuple(size)[::-1])]
+        if aspect is not None:
+            if before:   # the side along u1 is whole
+                trials += [(l1, l1 * aspect), (l1, l1 / aspect)]
+            if after:    # the side along u2 is whole
+                trials += [(l2 * aspect, l2), (l2 / aspect, l2)]
+        if before and after:
+            trials.append((l1, l2))
+        tried = []
+        for a, b in trials:
+            if l1 > 1.1 * a or l2 > 1.1 * b or not 0.45 < min(a, b) / max(a, b) < 0.92:
+                continue  # the outline runs on past this card, or no card's shape
+            if any(abs(a - ta) < 2 and abs(b - tb) < 2 for ta, tb in tried):
                 continue
+            tried.append((a, b))
             q = _snap_to_edges(grad, _clockwise(np.array([p, p + a * u1, p + a * u1 + b * u2, p + b * u2],
                                                          np.float32)))
             if q is None:
@@ -696,11 +736,11 @@ def _cards_at_corners(grad: np.ndarray, c: np.ndarray, size) -> list:
             kind, q2 = _quad_of(_densify(q))
             if kind != "card" or _edge_support(grad, q2) < 0.9:
                 continue
-            got = _side_lengths(q2)
-            if abs(got[0] / long_ - 1) > 0.1 or abs(got[1] / short - 1) > 0.1:
+            got, want = _side_lengths(q2), (max(a, b), min(a, b))
+            if abs(got[0] / want[0] - 1) > 0.1 or abs(got[1] / want[1] - 1) > 0.1:
                 continue
             centre = q2.mean(axis=0)
-            if all(np.hypot(*(centre - o.mean(axis=0))) > 0.5 * short for o in out):
+            if all(np.hypot(*(centre - o.mean(axis=0))) > 0.5 * _side_lengths(o)[1] for o in out):
                 out.append(q2)
     return out
 
@@ -919,7 +959,7 @@ def recognize_plain(frame_bgr: np.ndarray, deck: PlainDeck,
     if frame_bgr.dtype != np.uint8:
         raise ValueError(f"recognize_plain needs an 8-bit image, got {frame_bgr.dtype}")
     sightings = []
-    for quad, box in find_card_quads(frame_bgr):
+    for quad, box in find_card_quads(frame_bgr, aspect=deck.aspect):
         if quad is None:
             s = Sighting(None, box.tolist(), 0.0, reason="not one clean card (covered or overlapping)")
         elif abs(_aspect(quad) / deck.aspect - 1.0) > MAX_ASPECT_ERROR:
