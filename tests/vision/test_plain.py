@@ -147,7 +147,8 @@ def test_a_cover_inside_a_face_is_refused_and_glare_is_not(standard):
             refused += all(s.card is None for s in found)
             named_right += any(s.card == t["card"] for s in found)
             if all(s.card is None for s in found):
-                assert "covered" in found[0].reason or "not clearly" in found[0].reason
+                # (skin over a black card's pips makes its ink look red: also a refusal)
+                assert any(w in found[0].reason for w in ("covered", "not clearly", "ink's colour"))
     # Patches over the middle of a court card's busy picture are the hardest: 18 of 24
     # were refused when this test was written (the grey-only check it replaced, 12),
     # and every card named under a patch was the right one.
