@@ -959,13 +959,23 @@ def recognize_plain(frame_bgr: np.ndarray, deck: PlainDeck,
     if frame_bgr.dtype != np.uint8:
         raise ValueError(f"recognize_plain needs an 8-bit image, got {frame_bgr.dtype}")
     sightings = []
-    for quad, box in find_card_quads(frame_bgr, aspect=deck.aspect):
+    found = find_card_quads(frame_bgr, aspect=deck.aspect)
+    shaped = [cv2.contourArea(q) for q, _ in found
+              if q is not None and abs(_aspect(q) / deck.aspect - 1.0) <= MAX_ASPECT_ERROR]
+    largest = max(shaped, default=0.0)
+    for quad, box in found:
         if quad is None:
             s = Sighting(None, box.tolist(), 0.0, reason="not one clean card (covered or overlapping)")
         elif abs(_aspect(quad) / deck.aspect - 1.0) > MAX_ASPECT_ERROR:
             s = Sighting(None, quad.tolist(), 0.0,
                          reason=f"not the shape of this deck's cards (width/height {_aspect(quad):.2f}, "
                                 f"the deck's {deck.aspect:.2f})")
+        elif cv2.contourArea(quad) < MIN_RELATIVE_AREA * largest:
+            # Half a card has nearly a card's proportions (a card is close to √2 long), so
+            # only its size gives away a card whose outline the cloth mask cut in two.
+            s = Sighting(None, quad.tolist(), 0.0,
+                         reason=f"smaller than the other cards in view ({cv2.contourArea(quad) / largest:.0%} "
+                                "of the largest): part of a card?")
         else:
             s = _decide(quad, *_read(frame_bgr, quad, deck), deck)
         if zones is not None:
@@ -973,6 +983,11 @@ def recognize_plain(frame_bgr: np.ndarray, deck: PlainDeck,
         sightings.append(s)
     return sightings
 
+
+MIN_RELATIVE_AREA = 0.7
+"""Least area of a card's outline relative to the largest card-shaped outline in the
+same frame: a camera above the table sees every card at nearly one size (within 20%
+across the mat at the benchmark's tilts), while half a card is half the size."""
 
 MAX_ASPECT_ERROR = 0.15
 """Largest relative difference between a shape's width/height and the deck's: a square
@@ -993,6 +1008,17 @@ INK_RED, INK_BLACK = 0.4, 0.2
 most ``INK_BLACK`` it is black, in between it is not known. Over 5,800 correctly placed
 tuning sightings (6 designs, glare and hands included) black cards gave −0.13 … 0.08 and
 red cards 0.60 … 1.03."""
+
+
+def _white_balanced(canon_bgr: np.ndarray) -> np.ndarray:
+    """A card's view with each colour channel scaled so that its paper (the brightest
+    30% of the face) is grey: a lamp's colour multiplies every channel, and dark ink
+    keeps its colour once the paper's is divided out."""
+    grey = cv2.cvtColor(canon_bgr, cv2.COLOR_BGR2GRAY)
+    paper = canon_bgr[grey >= np.percentile(grey, 70)].reshape(-1, 3).astype(np.float32)
+    means = np.maximum(paper.mean(axis=0), 1.0)
+    gains = means.mean() / means
+    return np.clip(canon_bgr.astype(np.float32) * gains, 0, 255).astype(np.uint8)
 
 
 def _ink_redness(tint_view: np.ndarray, red: np.ndarray, black: np.ndarray) -> float:
@@ -1029,7 +1055,7 @@ def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
         if red_i == red_j:
             return 0
         if o not in tints:
-            tints[o] = _tint_image(views[o][3])
+            tints[o] = _tint_image(_white_balanced(views[o][3]))
         r, k = (i, j) if red_i else (j, i)
         s = _ink_redness(tints[o], deck.tints[r], deck.tints[k])
         if s >= INK_RED:

@@ -336,3 +336,69 @@ def test_benchmark_counts_refusals_by_reason(capsys):
                        "--sizes", "640x480"]) == 0
     out = capsys.readouterr().out
     assert "refused cards by reason" in out and "standard" in out
+
+
+def _upright_view(img, corners, deck, i):
+    """The warped view of a card at its true corners, the way up that suits card ``i``."""
+    ranked, views = plain._read(img, plain._clockwise(np.asarray(corners, np.float32)), deck)
+    xs = [plain._pair_image(v[2]) for v in views]
+    return views[int(np.argmax([float((x * deck.faces[i]).sum()) for x in xs]))]
+
+
+def test_the_ink_tells_red_from_black_under_a_coloured_light(standard):
+    # Pairs a grey test finds close: same rank, one red, one black. A warm and a cool
+    # cast over the whole frame must not change what colour the ink is.
+    idx = {c: k for k, c in enumerate(standard.cards)}
+    for cast in ((1.0, 1.0, 1.0), (0.8, 0.95, 1.15), (1.15, 1.0, 0.85)):   # B, G, R gains
+        for red, black in (("JD", "JS"), ("QH", "QC"), ("9D", "9C"), ("AH", "AS")):
+            img, truth = _compose([{"card": red, "at": "N", "rotation": 25, "sticker": False},
+                                   {"card": black, "at": "S", "rotation": 160, "sticker": False}],
+                                  size=(640, 480), rng=3, blur=0.8, noise=3, jpeg=80)
+            img = np.clip(img * np.array(cast, np.float32), 0, 255).astype(np.uint8)
+            r, k = idx[Card(red)], idx[Card(black)]
+            for t, want_red in zip(truth, (True, False)):
+                view = _upright_view(img, t["corners"], standard, r if want_red else k)
+                s = plain._ink_redness(plain._tint_image(plain._white_balanced(view[3])), standard.tints[r], standard.tints[k])
+                assert (s >= plain.INK_RED) if want_red else (s <= plain.INK_BLACK), (cast, t["card"], s)
+            got = [[s.card for s in f] for f in _match(plain.recognize_plain(img, standard), truth)]
+            # Never the other colour's card; under a coloured light the cover check may
+            # still refuse a red court card (its colour check matches white balance by
+            # an offset only: a known limit, see docs/vision-plain.md).
+            assert got[1] == [Card(black)] and got[0] in ([Card(red)], [None]), (cast, got)
+            if cast == (1.0, 1.0, 1.0):
+                assert got == [[Card(red)], [Card(black)]]
+
+
+def test_half_a_card_is_not_read_as_a_card():
+    # A band of cloth across a card (a dark face melting into the cloth does this) leaves
+    # two halves of nearly a card's proportions (Oxygen's cards are 0.71 wide, about
+    # 1/√2): only their size gives them away.
+    oxygen = _deck("oxygen")
+    img, truth = _compose([{"card": c, "at": z, "rotation": r, "sticker": False}
+                           for c, z, r in (("9S", "N", 0), ("KD", "S", 180), ("AC", "E", 90))],
+                          size=(640, 480), rng=4, cloth="green", noise=2, deck="oxygen")
+    q = plain._clockwise(np.asarray(truth[0]["corners"], np.float32))
+    long_side = 0 if np.hypot(*(q[0] - q[1])) > np.hypot(*(q[1] - q[2])) else 1
+    a, b = q[long_side], q[long_side + 1]
+    c, d = q[(long_side + 2) % 4], q[(long_side + 3) % 4]
+    cloth = img[5, 320].tolist()
+    cut = img.copy()
+    cv2.line(cut, tuple(np.int32((a + b) / 2)), tuple(np.int32((c + d) / 2)), cloth, 9)
+    found = plain.recognize_plain(cut, oxygen)
+    halves = _match(found, truth)[0]
+    assert halves, "the halves are found (and refused)"
+    assert all(s.card is None for s in halves)
+    assert any("smaller than the other cards" in s.reason for s in halves), [s.reason for s in halves]
+    # The whole cards beside them are still read.
+    assert [[s.card for s in f] for f in _match(found, truth)[1:]] == [[Card("KD")], [Card("AC")]]
+
+
+def test_a_card_a_few_pixels_from_the_frame_edge_is_read(standard):
+    img, truth = _compose([{"card": "QS", "at": "N", "rotation": 8, "sticker": False},
+                           {"card": "10H", "at": "S", "rotation": 95, "sticker": False}],
+                          size=(640, 480), rng=12, noise=2, blur=0.6)
+    top = int(np.floor(min(p[1] for p in truth[0]["corners"])))
+    for gap in (1, 3):
+        frame = np.ascontiguousarray(img[top - gap:])
+        got = [s.card for s in plain.recognize_plain(frame, standard) if s.card is not None]
+        assert Card("QS") in got, (gap, [(s.card, s.reason) for s in plain.recognize_plain(frame, standard)])
