@@ -82,7 +82,8 @@ def in_full_view(corners, size) -> bool:
 REASONS = (("not clearly told", "not told from a close card"), ("scores", "score below min_score"),
            ("differs in colour", "covered (colour)"), ("part of the card differs", "covered (grey)"),
            ("wins the close look", "ink colour disagrees"), ("not one clean card", "not one clean card"),
-           ("not the shape", "not the deck's shape"))
+           ("not the shape", "not the deck's shape"), ("smaller than the other cards", "part of a card (small)"),
+           ("ruled out by the ink", "ink colour rules it out"))
 
 
 def reason_class(sightings) -> str:
