@@ -1075,9 +1075,10 @@ def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
     # symmetric card (an ace, a jack) can rank well upside down, its art inverted.
     way_up = {j: int(np.argmax([float((x * deck.faces[j]).sum()) for x in xs]))
               for _, j in contenders[:3]}
-    for sc, i in contenders[:3]:
+    def duels(i, o):
+        """(worst lead, rival) of candidate i in view o over every other contender,
+        stopping at the first duel lost."""
         a = deck.faces[i]
-        o = way_up[i]
         worst, worst_j = 1.0, None
         for _, j in contenders:
             if j == i:
@@ -1100,14 +1101,29 @@ def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
                 worst, worst_j = t, j
             if t < deck.min_margin:
                 break
+        return worst, worst_j
+
+    for sc, i in contenders[:3]:
+        # The way up the whole face prefers first, then the other: an ace is the same
+        # both ways but for its centre pip, and noise can tip the whole-face choice (a
+        # clean ace of spades, judged upside down, lost to the ace of clubs turned).
+        # Rivals are still met both ways up, so the true card, whichever way it lies,
+        # is among them either way.
+        tried = []
+        for o in (way_up[i], 1 - way_up[i]):
+            worst, worst_j = duels(i, o)
+            tried.append((worst, worst_j, o))
+            if worst >= deck.min_margin:
+                break
+        worst, worst_j, o = max(tried, key=lambda r: r[0])
         if worst >= deck.min_margin:
             winner, order, view, margin, score, o_win = i, views[o][0], views[o], worst, sc, o
             break
-        losses.append((i, worst_j, worst))
+        losses.append((i, worst_j, worst, o))
     if winner is None:
-        i, j, t = losses[0]
+        i, j, t, o = losses[0]
         card = deck.cards[i]
-        if t == -1.0 and by_ink(way_up[i], i, j) < 0:
+        if t == -1.0 and by_ink(o, i, j) < 0:
             reason = f"{card} is ruled out by the ink's colour, which points to {deck.cards[j]}"
         else:
             reason = f"{card} is not clearly told from {deck.cards[j]} ({t:.2f} < {deck.min_margin:.2f})"
