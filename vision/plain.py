@@ -714,7 +714,7 @@ def _cards_at_corners(grad: np.ndarray, c: np.ndarray, size=None, aspect: Option
         before, after = squares[k - 1] is not None, squares[(k + 1) % n] is not None
         trials = []  # (length along u1, length along u2)
         if size is not None and min(l1, l2) >= 0.3 * float(size[1]):
-            trials += [(a, b) for a, b in (tuple(size), tuple(size)[::-1])]
+            trials += [tuple(size), tuple(size)[::-1]]
         if aspect is not None:
             if before:   # the side along u1 is whole
                 trials += [(l1, l1 * aspect), (l1, l1 / aspect)]
@@ -959,22 +959,22 @@ def recognize_plain(frame_bgr: np.ndarray, deck: PlainDeck,
     if frame_bgr.dtype != np.uint8:
         raise ValueError(f"recognize_plain needs an 8-bit image, got {frame_bgr.dtype}")
     sightings = []
-    found = find_card_quads(frame_bgr, aspect=deck.aspect)
-    shaped = [cv2.contourArea(q) for q, _ in found
-              if q is not None and abs(_aspect(q) / deck.aspect - 1.0) <= MAX_ASPECT_ERROR]
-    largest = max(shaped, default=0.0)
-    for quad, box in found:
+    found = [(quad, box, None if quad is None else _aspect(quad), None if quad is None else cv2.contourArea(quad))
+             for quad, box in find_card_quads(frame_bgr, aspect=deck.aspect)]
+    largest = max((area for quad, _, aspect, area in found
+                   if quad is not None and abs(aspect / deck.aspect - 1.0) <= MAX_ASPECT_ERROR), default=0.0)
+    for quad, box, aspect, area in found:
         if quad is None:
             s = Sighting(None, box.tolist(), 0.0, reason="not one clean card (covered or overlapping)")
-        elif abs(_aspect(quad) / deck.aspect - 1.0) > MAX_ASPECT_ERROR:
+        elif abs(aspect / deck.aspect - 1.0) > MAX_ASPECT_ERROR:
             s = Sighting(None, quad.tolist(), 0.0,
-                         reason=f"not the shape of this deck's cards (width/height {_aspect(quad):.2f}, "
+                         reason=f"not the shape of this deck's cards (width/height {aspect:.2f}, "
                                 f"the deck's {deck.aspect:.2f})")
-        elif cv2.contourArea(quad) < MIN_RELATIVE_AREA * largest:
+        elif area < MIN_RELATIVE_AREA * largest:
             # Half a card has nearly a card's proportions (a card is close to √2 long), so
             # only its size gives away a card whose outline the cloth mask cut in two.
             s = Sighting(None, quad.tolist(), 0.0,
-                         reason=f"smaller than the other cards in view ({cv2.contourArea(quad) / largest:.0%} "
+                         reason=f"smaller than the other cards in view ({area / largest:.0%} "
                                 "of the largest): part of a card?")
         else:
             s = _decide(quad, *_read(frame_bgr, quad, deck), deck)
@@ -1075,11 +1075,12 @@ def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
     # symmetric card (an ace, a jack) can rank well upside down, its art inverted.
     way_up = {j: int(np.argmax([float((x * deck.faces[j]).sum()) for x in xs]))
               for _, j in contenders[:3]}
+
     def duels(i, o):
-        """(worst lead, rival) of candidate i in view o over every other contender,
-        stopping at the first duel lost."""
+        """(worst lead, rival, whether the ink decided it) of candidate i in view o over
+        every other contender, stopping at the first duel lost."""
         a = deck.faces[i]
-        worst, worst_j = 1.0, None
+        worst, worst_j, worst_ink = 1.0, None, False
         for _, j in contenders:
             if j == i:
                 continue
@@ -1098,10 +1099,10 @@ def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
                     t = min(t, _pair_test(xs[o], a, np.ascontiguousarray(b[::-1, ::-1]),
                                           deck.pair_regions(i, j, turned=True)))
             if t < worst:
-                worst, worst_j = t, j
+                worst, worst_j, worst_ink = t, j, ink < 0
             if t < deck.min_margin:
                 break
-        return worst, worst_j
+        return worst, worst_j, worst_ink
 
     for sc, i in contenders[:3]:
         # The way up the whole face prefers first, then the other: an ace is the same
@@ -1111,19 +1112,18 @@ def _decide(quad, ranked, views, deck: PlainDeck) -> Sighting:
         # is among them either way.
         tried = []
         for o in (way_up[i], 1 - way_up[i]):
-            worst, worst_j = duels(i, o)
-            tried.append((worst, worst_j, o))
-            if worst >= deck.min_margin:
+            tried.append(duels(i, o) + (o,))
+            if tried[-1][0] >= deck.min_margin:
                 break
-        worst, worst_j, o = max(tried, key=lambda r: r[0])
+        worst, worst_j, worst_ink, o = max(tried, key=lambda r: r[0])
         if worst >= deck.min_margin:
             winner, order, view, margin, score, o_win = i, views[o][0], views[o], worst, sc, o
             break
-        losses.append((i, worst_j, worst, o))
+        losses.append((i, worst_j, worst, worst_ink))
     if winner is None:
-        i, j, t, o = losses[0]
+        i, j, t, ink = losses[0]
         card = deck.cards[i]
-        if t == -1.0 and by_ink(o, i, j) < 0:
+        if ink:
             reason = f"{card} is ruled out by the ink's colour, which points to {deck.cards[j]}"
         else:
             reason = f"{card} is not clearly told from {deck.cards[j]} ({t:.2f} < {deck.min_margin:.2f})"
