@@ -608,11 +608,12 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003,
         on_edge = np.count_nonzero((pts[:, 0] <= 0) | (pts[:, 1] <= 0) |
                                    (pts[:, 0] >= ww - 1) | (pts[:, 1] >= wh - 1))
         kind, quad = _quad_of(c)
-        if on_edge > 0.05 * len(pts):
-            # Along the frame's edge: a card cut by it is outside the play areas and
-            # unreadable, but a whole card whose corner only reaches the edge is read.
-            if kind != "card" or not _inside(quad, ww, wh, 1.5):
-                continue
+        # Along the frame's edge: a card cut by it is outside the play areas and
+        # unreadable, but a whole card whose corner only reaches the edge is read, and
+        # so is a whole card in a blob with the hand that reaches in from the edge.
+        edge = on_edge > 0.05 * len(pts)
+        if edge and kind != "unclear" and (kind != "card" or not _inside(quad, ww, wh, 1.5)):
+            continue
         if kind == "other":
             continue
         if kind == "unclear":
@@ -630,24 +631,28 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003,
                     hq = _hull_quad(grad, s)
                     if hq is not None:
                         kinds[n] = ("card", hq)
-            quads = [q for k, q in kinds if k == "card"]
+            quads = [q for k, q in kinds if k == "card" and (not edge or _inside(q, ww, wh, 1.5))]
             clean.extend(quads)
             if quads:
                 # Each clean card left is read on its own merits; what is neither a card
-                # nor a clean shape (fingers, a card under them) is reported, unread.
+                # nor a clean shape (fingers, a card under them) is reported, unread
+                # (unless cut by the frame's edge) ...
                 found.extend((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale)
                              for q in quads)
-                found.extend((None, cv2.boxPoints(cv2.minAreaRect(s)) / scale)
-                             for s, (k, _) in zip(parts, kinds) if k == "unclear")
+                if not edge:
+                    found.extend((None, cv2.boxPoints(cv2.minAreaRect(s)) / scale)
+                                 for s, (k, _) in zip(parts, kinds) if k == "unclear")
                 # ... and may still hold a card touching the fingers: see below.
                 ragged.extend(s for s, (k, _) in zip(parts, kinds) if k == "unclear")
                 continue
-            q = _hull_quad(grad, c)
+            q = None if edge else _hull_quad(grad, c)
             if q is not None:
                 clean.append(q)
                 found.append((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale))
                 continue
-            ragged.append(c)  # reported below as a refusal, and searched later
+            ragged.append(c)  # searched later; reported below as a refusal unless cut
+            if edge:
+                continue
         elif kind == "card":
             clean.append(quad)
         box = cv2.boxPoints(cv2.minAreaRect(c)) / scale
@@ -661,7 +666,7 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003,
         size = np.median([_side_lengths(q) for q in clean], axis=0) if clean else None
         for c in ragged:
             found.extend((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale)
-                         for q in _cards_at_corners(grad, c, size, aspect))
+                         for q in _cards_at_corners(grad, c, size, aspect) if _inside(q, ww, wh, 1.5))
     return found
 
 

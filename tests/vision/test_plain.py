@@ -420,3 +420,20 @@ def test_an_ace_the_whole_face_takes_upside_down_is_still_read():
     found = _match(plain.recognize_plain(img, dondorf), truth)
     assert [s.card for s in found[k]] == [Card("AS")], [(s.card, s.reason) for s in found[k]]
     assert all(s.card in (None, t["card"]) for t, f in zip(truth, found) for s in f)
+
+
+def test_a_card_touched_by_an_arm_from_the_frame_edge_is_read(standard):
+    # A hand always reaches in from outside the frame, so a card whose outline joins the
+    # hand's is in a blob cut by the frame's edge; such blobs used to be dropped whole.
+    from vision.synth import SKIN
+    img, truth = _compose([{"card": "10H", "at": "N", "rotation": 35, "sticker": False},
+                           {"card": "KS", "at": "S", "rotation": 100, "sticker": False}],
+                          size=(640, 480), rng=5, cloth="green", noise=2, blur=0.5)
+    corners = np.asarray(truth[0]["corners"], np.float32)
+    top = corners[int(np.argmin(corners[:, 1]))]
+    arm = img.copy()
+    x, y = int(top[0]), int(top[1]) + 4          # the arm covers the card's top corner a little
+    cv2.rectangle(arm, (x - 25, 0), (x + 25, y), tuple(int(v) for v in SKIN[0]), -1)
+    found = _match(plain.recognize_plain(arm, standard), truth)
+    assert [s.card for s in found[0]] == [Card("10H")], [(s.card, s.reason) for s in found[0]]
+    assert [s.card for s in found[1]] == [Card("KS")]
