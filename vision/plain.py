@@ -599,7 +599,48 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003,
     wh, ww = work.shape[:2]
     min_area = min_area_fraction * ww * wh
     grad = None
-    found, clean, ragged = [], [], []
+    found, clean, ragged, cut = [], [], [], []
+
+    def look_into(c, edge: bool) -> None:
+        """A blob that is not one clean card: the cards in it are found, what is left is
+        reported as a refusal (unless cut by the frame's edge) and searched later."""
+        nonlocal grad
+        if grad is None:
+            grey = cv2.GaussianBlur(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
+            grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+        parts = [s for s in _split_smooth(grad, mask, c) if cv2.contourArea(s) >= min_area]
+        kinds = [_quad_of(s) for s in parts]
+        if parts and all(k == "other" for k, _ in kinds):
+            return  # a marker, a coaster: clean once the glare beside it is gone
+        # A part still unclear may be a card whose outline the cloth mask frays (a
+        # dark face, the foot of a glare spot): its edges in the picture decide.
+        for n, (s, (k, _)) in enumerate(zip(parts, kinds)):
+            if k == "unclear":
+                hq = _hull_quad(grad, s)
+                if hq is not None:
+                    kinds[n] = ("card", hq)
+        quads = [q for k, q in kinds if k == "card" and (not edge or _inside(q, ww, wh, 1.5))]
+        clean.extend(quads)
+        if quads:
+            # Each clean card left is read on its own merits; what is neither a card
+            # nor a clean shape (fingers, a card under them) is reported, unread ...
+            found.extend((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale)
+                         for q in quads)
+            if not edge:
+                found.extend((None, cv2.boxPoints(cv2.minAreaRect(s)) / scale)
+                             for s, (k, _) in zip(parts, kinds) if k == "unclear")
+            # ... and may still hold a card touching the fingers: see below.
+            ragged.extend(s for s, (k, _) in zip(parts, kinds) if k == "unclear")
+            return
+        q = None if edge else _hull_quad(grad, c)
+        if q is not None:
+            clean.append(q)
+            found.append((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale))
+            return
+        ragged.append(c)
+        if not edge:
+            found.append((None, cv2.boxPoints(cv2.minAreaRect(c)) / scale))
+
     for c in contours:
         area = cv2.contourArea(c)
         if area < min_area or area > 0.5 * ww * wh:
@@ -608,55 +649,28 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003,
         on_edge = np.count_nonzero((pts[:, 0] <= 0) | (pts[:, 1] <= 0) |
                                    (pts[:, 0] >= ww - 1) | (pts[:, 1] >= wh - 1))
         kind, quad = _quad_of(c)
-        # Along the frame's edge: a card cut by it is outside the play areas and
-        # unreadable, but a whole card whose corner only reaches the edge is read, and
-        # so is a whole card in a blob with the hand that reaches in from the edge.
-        edge = on_edge > 0.05 * len(pts)
-        if edge and kind != "unclear" and (kind != "card" or not _inside(quad, ww, wh, 1.5)):
-            continue
+        if on_edge > 0.05 * len(pts):
+            # Along the frame's edge: a card cut by it is outside the play areas and
+            # unreadable, but a whole card whose corner only reaches the edge is read,
+            # and so is a whole card in a blob with a hand reaching in (looked at below).
+            if kind == "unclear":
+                cut.append((c, area))
+            if kind != "card" or not _inside(quad, ww, wh, 1.5):
+                continue
         if kind == "other":
             continue
         if kind == "unclear":
-            if grad is None:
-                grey = cv2.GaussianBlur(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
-                grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
-            parts = [s for s in _split_smooth(grad, mask, c) if cv2.contourArea(s) >= min_area]
-            kinds = [_quad_of(s) for s in parts]
-            if parts and all(k == "other" for k, _ in kinds):
-                continue  # a marker, a coaster: clean once the glare beside it is gone
-            # A part still unclear may be a card whose outline the cloth mask frays (a
-            # dark face, the foot of a glare spot): its edges in the picture decide.
-            for n, (s, (k, _)) in enumerate(zip(parts, kinds)):
-                if k == "unclear":
-                    hq = _hull_quad(grad, s)
-                    if hq is not None:
-                        kinds[n] = ("card", hq)
-            quads = [q for k, q in kinds if k == "card" and (not edge or _inside(q, ww, wh, 1.5))]
-            clean.extend(quads)
-            if quads:
-                # Each clean card left is read on its own merits; what is neither a card
-                # nor a clean shape (fingers, a card under them) is reported, unread
-                # (unless cut by the frame's edge) ...
-                found.extend((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale)
-                             for q in quads)
-                if not edge:
-                    found.extend((None, cv2.boxPoints(cv2.minAreaRect(s)) / scale)
-                                 for s, (k, _) in zip(parts, kinds) if k == "unclear")
-                # ... and may still hold a card touching the fingers: see below.
-                ragged.extend(s for s, (k, _) in zip(parts, kinds) if k == "unclear")
-                continue
-            q = None if edge else _hull_quad(grad, c)
-            if q is not None:
-                clean.append(q)
-                found.append((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale))
-                continue
-            ragged.append(c)  # searched later; reported below as a refusal unless cut
-            if edge:
-                continue
-        elif kind == "card":
-            clean.append(quad)
-        box = cv2.boxPoints(cv2.minAreaRect(c)) / scale
-        found.append((None if quad is None else _clockwise(quad) / scale, box))
+            look_into(c, edge=False)
+            continue
+        clean.append(quad)
+        found.append((_clockwise(quad) / scale, cv2.boxPoints(cv2.minAreaRect(c)) / scale))
+    if cut:
+        # Only blobs bigger than a card (a card and a hand): a mat marker cut by the
+        # frame's edge is smaller, and looking into each cost every frame about 5 ms.
+        card_area = float(np.median([cv2.contourArea(q) for q in clean])) if clean else 0.03 * ww * wh
+        for c, area in cut:
+            if area > card_area:
+                look_into(c, edge=True)
     if ragged:
         # A blob that is no card as a whole (a card and the hand beside it) may still
         # hold whole cards: sought at its square corners. The blob itself stays a
