@@ -676,7 +676,7 @@ def find_card_quads(frame_bgr: np.ndarray, min_area_fraction: float = 0.003,
         # hold whole cards: sought at its square corners. The blob itself stays a
         # refusal (reported above): the hand may hide another card.
         if aspect is not None:
-            clean = [q for q in clean if abs(_aspect(q) / aspect - 1.0) <= MAX_ASPECT_ERROR]
+            clean = [q for q in clean if _deck_shaped(_aspect(q), aspect)]
         size = np.median([_side_lengths(q) for q in clean], axis=0) if clean else None
         for c in ragged:
             found.extend((_clockwise(q) / scale, cv2.boxPoints(cv2.minAreaRect(q)) / scale)
@@ -930,15 +930,25 @@ def _cell_darkening(grey: np.ndarray, check: np.ndarray) -> np.ndarray:
     return _cells(np.clip(-res / max(float(gain), 0.2), 0.0, None))
 
 
+def _greyish(tint: np.ndarray) -> np.ndarray:
+    """Where a template's colour (Lab a*, b*) is grey: paper, black ink."""
+    return np.hypot(tint[..., 0], tint[..., 1]) < 8.0
+
+
+def _white_matched(view: np.ndarray, tint: np.ndarray, grey_parts: np.ndarray) -> np.ndarray:
+    """A view's colours (Lab a*, b*) shifted by the camera's white balance, measured as
+    the median difference from the template ``tint`` on ``grey_parts`` (if enough)."""
+    if int(grey_parts.sum()) > 20:
+        return view - np.median((view - tint)[grey_parts], axis=0)
+    return view
+
+
 def _cell_tint(canon_bgr: np.ndarray, tint: np.ndarray) -> np.ndarray:
     """Colour each cell gains over its template (Lab a*b* units): the distance of each
     pixel's colour from the segment between grey and the template's colour there, since
     light and glare only fade a colour towards grey. The camera's white balance is
     matched first, on the parts of the template that are grey."""
-    view = _tint_image(canon_bgr)
-    grey_parts = np.hypot(tint[:, :, 0], tint[:, :, 1]) < 8.0
-    if int(grey_parts.sum()) > 20:
-        view = view - np.median((view - tint)[grey_parts], axis=0)
+    view = _white_matched(_tint_image(canon_bgr), tint, _greyish(tint))
     tt = (tint * tint).sum(axis=2)
     k = np.clip((view * tint).sum(axis=2) / np.maximum(tt, 1e-3), 0.0, 1.0)
     return _cells(np.linalg.norm(view - k[:, :, None] * tint, axis=2))
@@ -981,11 +991,11 @@ def recognize_plain(frame_bgr: np.ndarray, deck: PlainDeck,
     found = [(quad, box, None if quad is None else _aspect(quad), None if quad is None else cv2.contourArea(quad))
              for quad, box in find_card_quads(frame_bgr, aspect=deck.aspect)]
     largest = max((area for quad, _, aspect, area in found
-                   if quad is not None and abs(aspect / deck.aspect - 1.0) <= MAX_ASPECT_ERROR), default=0.0)
+                   if quad is not None and _deck_shaped(aspect, deck.aspect)), default=0.0)
     for quad, box, aspect, area in found:
         if quad is None:
             s = Sighting(None, box.tolist(), 0.0, reason="not one clean card (covered or overlapping)")
-        elif abs(aspect / deck.aspect - 1.0) > MAX_ASPECT_ERROR:
+        elif not _deck_shaped(aspect, deck.aspect):
             s = Sighting(None, quad.tolist(), 0.0,
                          reason=f"not the shape of this deck's cards (width/height {aspect:.2f}, "
                                 f"the deck's {deck.aspect:.2f})")
@@ -1013,6 +1023,11 @@ whole cards in the validation frames)."""
 MAX_ASPECT_ERROR = 0.15
 """Largest relative difference between a shape's width/height and the deck's: a square
 marker, a card half under a cloth-coloured sleeve or another deck's card is refused."""
+
+
+def _deck_shaped(aspect: float, deck_aspect: float) -> bool:
+    """Whether an outline's width/height is within MAX_ASPECT_ERROR of the deck's."""
+    return abs(aspect / deck_aspect - 1.0) <= MAX_ASPECT_ERROR
 
 
 def _aspect(quad: np.ndarray) -> float:
@@ -1051,10 +1066,7 @@ def _ink_redness(tint_view: np.ndarray, red: np.ndarray, black: np.ndarray) -> f
     grey in both templates (paper, black ink), so a warm or cool light does not count.
     A grey test cannot tell a dark red from black under every light (a jack of diamonds
     from the jack of spades on some decks); colour can."""
-    grey_parts = (np.hypot(red[..., 0], red[..., 1]) < 8.0) & (np.hypot(black[..., 0], black[..., 1]) < 8.0)
-    view = tint_view
-    if int(grey_parts.sum()) > 20:
-        view = view - np.median((view - black)[grey_parts], axis=0)
+    view = _white_matched(tint_view, black, _greyish(red) & _greyish(black))
     d = np.clip(red[..., 0] - black[..., 0], 0.0, None)
     return float(((view[..., 0] - black[..., 0]) * d).sum() / max(float((d * d).sum()), 1e-3))
 
