@@ -11,10 +11,23 @@ faults), so that a validation figure is measured on things the method never saw.
 ['cloth', 'felt', 'mat', 'wood']
 >>> set(TUNING_DESIGNS) & set(VALIDATION_DESIGNS)
 set()
+
+A *session* is one table under one camera and one lamp, as at a real table: a design,
+a surface (with its own grain), a camera (height, tilt, lens) and its light and
+sensor, drawn from a split's ranges. Frames of the session differ in the cards lying
+there, hands, glare and the sensor's noise:
+
+>>> import numpy as np
+>>> s = draw_session(np.random.default_rng(1), "tuning", size=(640, 480))
+>>> s.design in TUNING_DESIGNS and s.surface in surfaces("tuning")
+True
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+import numpy as np
 
 # ---------------------------------------------------------------- card designs
 TUNING_DESIGNS = ("standard", "oxygen", "oxygen-air", "oxygen-white", "penguins", "dondorf")
@@ -22,8 +35,9 @@ TUNING_DESIGNS = ("standard", "oxygen", "oxygen-air", "oxygen-white", "penguins"
 VALIDATION_DESIGNS = ("ancient-egyptians", "gm-paris", "jolly-royal", "nicu-ornamental",
                       "nicu-white", "tigullio-international")
 """KDE designs kept for validation: never look at the reader's results on them while tuning."""
-# Designs from other art sources (npm, Debian) are all validation designs: see
-# vision.art_sources; nobody tunes on them.
+NPM_DESIGNS = ("touati-standard", "kennard-2color", "kennard-2color-big", "kennard-4color",
+               "kennard-4color-big", "bellot")
+"""Designs from npm packages (vision.art.NPM_DESIGNS): all validation, nobody tunes on them."""
 
 # ---------------------------------------------------------------- surfaces
 # A surface is a string the renderer understands (vision.synth, ``surface=``):
@@ -100,6 +114,8 @@ class CameraProfile:
     light: tuple = (0.0, 0.0)
     glare: tuple = (0.0, 0.0)
     glare_share: float = 0.0
+    wb_adapt: tuple = (1.0, 1.0)
+    hfov_deg: tuple = (60.0, 72.0)
 
 
 CAMERAS = {
@@ -110,7 +126,7 @@ CAMERAS = {
         lamps=(3200, 4000, 5000, 6500), exposure_ev=(-0.5, 0.4), washout=(0.0, 0.3),
         read_noise=(0.5, 2.5), shot_noise=(2.0, 6.0), blur=(0.0, 1.0), defocus=(0.0, 0.0),
         motion_blur=(0.0, 2.0), jpeg=(70, 95), sharpen=(0.0, 0.5), light=(0.0, 0.4),
-        glare=(0.1, 0.35), glare_share=0.2),
+        glare=(0.1, 0.35), glare_share=0.2, wb_adapt=(0.8, 1.0), hfov_deg=(60.0, 70.0)),
     "validation": CameraProfile(
         "validation",
         card_px={640: (100, 160), 960: (150, 260), 1280: (160, 260)},
@@ -118,7 +134,7 @@ CAMERAS = {
         lamps=(2700, 3000, 4200, 5500, 7500), exposure_ev=(-0.9, 0.7), washout=(0.2, 0.6),
         read_noise=(1.5, 4.0), shot_noise=(4.0, 10.0), blur=(0.3, 1.4), defocus=(0.0, 1.5),
         motion_blur=(0.0, 3.0), jpeg=(55, 90), sharpen=(0.0, 1.0), light=(0.1, 0.5),
-        glare=(0.15, 0.45), glare_share=0.25),
+        glare=(0.15, 0.45), glare_share=0.25, wb_adapt=(0.55, 1.0), hfov_deg=(55.0, 80.0)),
     # The photo mode: a cheap webcam at 960x540 above a home table, colours washed out,
     # white balance far from neutral. A validation profile.
     "webcam": CameraProfile(
@@ -128,16 +144,19 @@ CAMERAS = {
         lamps=(2700, 3000, 4000, 6500), exposure_ev=(-0.6, 0.5), washout=(0.35, 0.7),
         read_noise=(1.5, 3.5), shot_noise=(4.0, 9.0), blur=(0.5, 1.3), defocus=(0.0, 1.0),
         motion_blur=(0.0, 1.5), jpeg=(60, 85), sharpen=(0.3, 1.0), light=(0.1, 0.4),
-        glare=(0.0, 0.0), glare_share=0.0),
+        glare=(0.0, 0.0), glare_share=0.0, wb_adapt=(0.5, 0.9), hfov_deg=(60.0, 78.0)),
 }
 """Camera profiles by name: ``tuning``, ``validation`` and ``webcam`` (photo mode)."""
 
 SPLITS = ("tuning", "validation")
 
 
-def designs(split: str) -> tuple:
-    """The KDE designs of a split: ``designs("tuning") == TUNING_DESIGNS``."""
-    return {"tuning": TUNING_DESIGNS, "validation": VALIDATION_DESIGNS}[_split(split)]
+def designs(split: str, npm: bool = False) -> tuple:
+    """The KDE designs of a split: ``designs("tuning") == TUNING_DESIGNS``; with ``npm``
+    the validation split also has the npm designs."""
+    if _split(split) == "tuning":
+        return TUNING_DESIGNS
+    return VALIDATION_DESIGNS + (NPM_DESIGNS if npm else ())
 
 
 def surfaces(split: str, group: str = None) -> tuple:
@@ -155,3 +174,223 @@ def _split(split: str) -> str:
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}: choose tuning or validation")
     return split
+
+
+# ---------------------------------------------------------------- sessions and frames
+FRAME_KINDS = ("play", "alone", "hand", "overlap", "edge", "glare")
+"""What a frame shows: ``play`` four cards apart (the trick), ``alone`` one card (as
+in calibration), ``hand`` the trick with a hand and arm over or beside a card,
+``overlap`` cards lying partly on each other, ``edge`` a card cut by the frame's
+edge beside whole ones, ``glare`` the trick under a lamp's reflection."""
+HARD_KINDS = ("hand", "overlap", "glare")
+"""Kinds reported apart: refusals are fine there, a wrong card is not."""
+
+
+@dataclass
+class Session:
+    """One table under one camera: the design, the surface and its grain, the camera
+    (:meth:`vision.synth_camera.PinholeCamera.above` arguments), the lamp and sensor,
+    and the frame size. :meth:`conditions` gives :func:`vision.synth.compose_frame`'s
+    keyword arguments for a frame of it."""
+
+    split: str
+    design: str
+    surface: str
+    surface_seed: int
+    size: tuple
+    camera: dict
+    light: dict
+    profile: CameraProfile
+
+    @property
+    def mat(self) -> Optional[str]:
+        """"A3" or "A4" when the printed mat lies on the table, else None."""
+        return self.surface.split(":")[1] if self.surface.startswith("mat:") else None
+
+    @property
+    def group(self) -> str:
+        for g, names in SURFACES[self.split].items():
+            if self.surface in names:
+                return g
+        return "other"
+
+    def conditions(self, **extra) -> dict:
+        c = {"deck": self.design, "surface": self.surface, "surface_seed": self.surface_seed,
+             "camera": dict(self.camera), "markers": self.mat is None, **self.light}
+        c.update(extra)
+        return c
+
+    def card_px(self) -> float:
+        """The card's long side in pixels at the frame's centre."""
+        return 88.0 * self.camera["px_per_mm"]
+
+
+def _u(rng, lo_hi):
+    lo, hi = lo_hi
+    return float(lo if lo == hi else rng.uniform(lo, hi))
+
+
+def draw_session(rng: np.random.Generator, split: str, group: str = None, size=(640, 480),
+                 design: str = None, surface: str = None, profile: str = None) -> Session:
+    """A random session of a split: its design (unless given), a surface of ``group``
+    (or any), a camera drawn from the split's profile (``profile`` overrides: e.g.
+    "webcam")."""
+    split = _split(split)
+    design = design or str(rng.choice(designs(split)))
+    surface = surface or str(rng.choice(surfaces(split, group)))
+    prof = CAMERAS[profile or split]
+    w, h = int(size[0]), int(size[1])
+    lo_hi = prof.card_px.get(w) or prof.card_px[min(prof.card_px, key=lambda k: abs(k - w))]
+    ppm = _u(rng, lo_hi) / 88.0
+    look_at = (210.0, 148.5)
+    if surface.startswith("mat:"):
+        from vision.zones import MatLayout
+        layout = MatLayout.named(surface.split(":")[1])
+        # The whole mat in view, as set-up asks: no closer than the mat allows.
+        ppm = min(ppm, 0.86 * min(w / layout.width_mm, h / layout.height_mm))
+        look_at = (layout.width_mm / 2 + rng.uniform(-5, 5), layout.height_mm / 2 + rng.uniform(-5, 5))
+    camera = {"px_per_mm": ppm, "look_at": look_at, "tilt_deg": _u(rng, prof.tilt_deg),
+              "tilt_towards_deg": float(rng.uniform(0, 360)), "roll_deg": _u(rng, prof.roll_deg),
+              "k1": _u(rng, prof.k1), "hfov_deg": _u(rng, prof.hfov_deg)}
+    if surface.startswith("mat:"):
+        camera["roll_deg"] = float(rng.uniform(-10, 10))   # the mat is laid square to the camera
+        camera["tilt_deg"] = min(camera["tilt_deg"], 6.0)
+    err = rng.uniform(-1, 1, 3) * _u(rng, prof.wb_error)
+    light = {"lamp": float(rng.choice(prof.lamps)), "wb_adapt": _u(rng, prof.wb_adapt),
+             "wb_error": tuple(float(v) for v in err), "exposure": _u(rng, prof.exposure_ev),
+             "vignette": _u(rng, prof.vignette), "read_noise": _u(rng, prof.read_noise),
+             "shot_noise": _u(rng, prof.shot_noise), "blur": _u(rng, prof.blur),
+             "defocus": _u(rng, prof.defocus), "washout": _u(rng, prof.washout),
+             "sharpen": _u(rng, prof.sharpen), "jpeg": int(round(_u(rng, prof.jpeg))),
+             "light": _u(rng, prof.light), "light_dir": float(rng.uniform(0, 360))}
+    return Session(split, design, surface, int(rng.integers(1 << 30)), (w, h), camera, light, prof)
+
+
+def _view_point(session: Session, fx: float, fy: float) -> tuple:
+    """The table point (mm) seen at frame fraction (fx, fy), ignoring the lens."""
+    from vision.synth_camera import PinholeCamera
+    import cv2
+    cam = PinholeCamera.above(session.size, **session.camera)
+    inv = np.linalg.inv(cam.homography(0))
+    w, h = session.size
+    p = cv2.perspectiveTransform(np.array([[[fx * w, fy * h]]], np.float64), inv).reshape(2)
+    return float(p[0]), float(p[1])
+
+
+def frame_placements(session: Session, rng: np.random.Generator, kind: str = "play",
+                     cards=None) -> tuple:
+    """``(placements, extra conditions)`` for one frame of ``kind`` (see FRAME_KINDS).
+    ``cards`` (optional) are the cards to lay, else drawn at random without repeats."""
+    from engine.cards import DECK
+    if kind not in FRAME_KINDS:
+        raise ValueError(f"unknown frame kind {kind!r}: choose {', '.join(FRAME_KINDS)}")
+    n = {"alone": 1, "overlap": int(rng.integers(2, 5)), "edge": 3}.get(kind, 4)
+    if cards is None:
+        cards = [DECK[int(i)] for i in rng.choice(len(DECK), size=n, replace=False)]
+    extra = {}
+    prof = session.profile
+    if prof.motion_blur[1] and rng.random() < 0.3:
+        extra["motion_blur"] = _u(rng, prof.motion_blur)
+    if kind == "alone":
+        at = _view_point(session, 0.5 + rng.uniform(-0.08, 0.08), 0.5 + rng.uniform(-0.08, 0.08))
+        rot = float(rng.uniform(-12, 12) + (90 if rng.random() < 0.2 else 0))
+        return [{"card": cards[0], "at": at, "rotation": rot, "sticker": False}], extra
+    if kind == "overlap":
+        # A trick being gathered: each card partly on the one before.
+        x, y = _view_point(session, 0.5 + rng.uniform(-0.1, 0.1), 0.5 + rng.uniform(-0.1, 0.1))
+        out = []
+        for c in cards:
+            out.append({"card": c, "at": (x, y), "rotation": float(rng.uniform(0, 360)), "sticker": False})
+            a = rng.uniform(0, 2 * np.pi)
+            step = rng.uniform(18, 45)
+            x, y = x + step * np.cos(a), y + step * np.sin(a)
+        return out, extra
+    if session.mat is not None and kind != "edge":
+        from vision.zones import MatLayout
+        layout = MatLayout.named(session.mat)
+        spots = [layout.zone_centre(z) for z in ("N", "E", "S", "W")]
+        places = [(x + rng.uniform(-8, 8), y + rng.uniform(-8, 8)) for x, y in spots]
+    else:
+        fr = [(0.27, 0.27), (0.73, 0.27), (0.27, 0.73), (0.73, 0.73)]
+        places = [_view_point(session, fx + rng.uniform(-0.05, 0.05), fy + rng.uniform(-0.05, 0.05))
+                  for fx, fy in fr]
+    if kind == "edge":
+        # The first card lies across the frame's edge (a third to two thirds out).
+        side = int(rng.integers(4))
+        f = rng.uniform(0.25, 0.75)
+        card_frac = session.card_px() / min(session.size) * 0.5
+        out_by = rng.uniform(-0.15, 0.15) * card_frac
+        fx, fy = [(out_by, f), (1 - out_by, f), (f, out_by), (f, 1 - out_by)][side]
+        places[0] = _view_point(session, fx, fy)
+    out = [{"card": c, "at": at, "rotation": float(rng.uniform(0, 360)), "sticker": False}
+           for c, at in zip(cards, places)]
+    if kind == "hand":
+        extra["hand"] = int(rng.integers(len(out)))
+        extra["hand_mode"] = "beside" if rng.random() < 0.4 else "over"
+        extra["hand_cover"] = float(rng.uniform(0.15, 0.5))
+    if kind == "glare":
+        extra["glare"] = _u(rng, prof.glare) if prof.glare[1] else 0.3
+    return out, extra
+
+
+def compose(session: Session, placements, rng, **extra):
+    """``(image, truth)``: a frame of the session (vision.synth.compose_frame)."""
+    from vision.synth import compose_frame
+    return compose_frame(placements, size=session.size, rng=rng, **session.conditions(**extra))
+
+
+class LiveCalibration:
+    """Frames of a live calibration pass through the session's camera: each card lies
+    alone on the table when the reader asks for it (``announce``), after a few frames
+    of the empty table; a still card gives frames that differ only by the sensor's
+    noise. The frames end (the camera "stops") when the reader has not asked for the
+    next card after ``patience`` frames of this one.
+
+    >>> cal = LiveCalibration(session, rng)                                # doctest: +SKIP
+    >>> deck, faces = calibrate_live(cal, announce=cal.announce)           # doctest: +SKIP
+    """
+
+    def __init__(self, session: Session, rng, cards=None, patience: int = 40, gap: int = 3):
+        from engine.cards import DECK
+        self.session, self.rng = session, rng
+        self.cards = list(cards or DECK)
+        self.patience, self.gap = patience, gap
+        self.asked = 0
+        self.messages = []
+        self.frames = 0
+        self.shown = []            # (card, truth) of each card laid
+
+    def announce(self, message: str) -> None:
+        """The reader asks for the next card (its message is kept)."""
+        self.messages.append(message)
+        self.asked += 1
+
+    def __iter__(self):
+        from vision.synth import compose_scene
+        empty = compose_scene([], size=self.session.size, rng=self.rng, **self.session.conditions())
+        waited = 0
+        while True:
+            if self.asked == 0 or self.asked > len(self.cards):
+                for _ in range(self.gap):
+                    self.frames += 1
+                    waited += 1
+                    yield empty.shoot(self.rng)[0]
+                if self.asked == 0 and waited < self.patience:
+                    continue
+                return
+            now = self.asked
+            card = self.cards[now - 1]
+            for _ in range(self.gap):
+                self.frames += 1
+                yield empty.shoot(self.rng)[0]
+            places, _extra = frame_placements(self.session, self.rng, "alone", cards=[card])
+            scene = compose_scene(places, size=self.session.size, rng=self.rng,
+                                  **self.session.conditions())
+            self.shown.append((card, scene.truth))
+            for _ in range(self.patience):
+                if self.asked != now:
+                    break
+                self.frames += 1
+                yield scene.shoot(self.rng)[0]
+            if self.asked == now:
+                return                 # the reader never took this card: the camera stops

@@ -321,9 +321,10 @@ def _tiles(kind, region, shape, ppm, rng) -> np.ndarray:
         img *= (1.0 + 0.03 * _noise(rng, shape, 5 * ppm))[:, :, None]
     else:  # marble: white or grey with dark veins
         base = np.array((225, 228, 230) if rng.random() < 0.6 else (140, 140, 135), np.float32)
-        turb = _noise(rng, shape, 40 * ppm) * 3 + _noise(rng, shape, 10 * ppm)
-        veins = np.abs(np.sin((u + v) / np.float32(rng.uniform(30, 90)) + turb)) ** 12
-        img = base[None, None, :] * (shades[tile_id] * (1 - 0.45 * veins))[:, :, None]
+        turb = _noise(rng, shape, 60 * ppm) * 1.2 + _noise(rng, shape, 12 * ppm) * 0.25
+        veins = np.abs(np.sin((u + 0.6 * v) / np.float32(rng.uniform(40, 120)) + turb)) ** 40
+        cloud = 1.0 + 0.04 * _noise(rng, shape, 30 * ppm)
+        img = base[None, None, :] * (shades[tile_id] * cloud * (1 - 0.4 * veins))[:, :, None]
     gu = np.minimum(u % size, size - u % size)
     gv = np.minimum(v % size, size - v % size)
     g = np.clip((np.minimum(gu, gv) - grout / 2) * np.float32(ppm) + 0.5, 0, 1)[:, :, None]
