@@ -201,6 +201,7 @@ class Session:
     camera: dict
     light: dict
     profile: CameraProfile
+    markers: bool = True
 
     @property
     def mat(self) -> Optional[str]:
@@ -216,7 +217,7 @@ class Session:
 
     def conditions(self, **extra) -> dict:
         c = {"deck": self.design, "surface": self.surface, "surface_seed": self.surface_seed,
-             "camera": dict(self.camera), "markers": self.mat is None, **self.light}
+             "camera": dict(self.camera), "markers": self.markers and self.mat is None, **self.light}
         c.update(extra)
         return c
 
@@ -263,7 +264,11 @@ def draw_session(rng: np.random.Generator, split: str, group: str = None, size=(
              "defocus": _u(rng, prof.defocus), "washout": _u(rng, prof.washout),
              "sharpen": _u(rng, prof.sharpen), "jpeg": int(round(_u(rng, prof.jpeg))),
              "light": _u(rng, prof.light), "light_dir": float(rng.uniform(0, 360))}
-    return Session(split, design, surface, int(rng.integers(1 << 30)), (w, h), camera, light, prof)
+    # Marker stickers on a bare table (for zones without the mat): on half the tables,
+    # never in the webcam photos of a home table.
+    markers = bool(rng.random() < 0.5) and prof.name != "webcam"
+    return Session(split, design, surface, int(rng.integers(1 << 30)), (w, h), camera, light, prof,
+                   markers)
 
 
 def _view_point(session: Session, fx: float, fy: float) -> tuple:
@@ -310,20 +315,20 @@ def frame_placements(session: Session, rng: np.random.Generator, kind: str = "pl
         layout = MatLayout.named(session.mat)
         spots = [layout.zone_centre(z) for z in ("N", "E", "S", "W")]
         places = [(x + rng.uniform(-8, 8), y + rng.uniform(-8, 8)) for x, y in spots]
+        out = [{"card": c, "at": at, "rotation": float(rng.uniform(0, 360)), "sticker": False}
+               for c, at in zip(cards, places)]
     else:
-        fr = [(0.27, 0.27), (0.73, 0.27), (0.27, 0.73), (0.73, 0.73)]
-        places = [_view_point(session, fx + rng.uniform(-0.05, 0.05), fy + rng.uniform(-0.05, 0.05))
-                  for fx, fy in fr]
-    if kind == "edge":
-        # The first card lies across the frame's edge (a third to two thirds out).
-        side = int(rng.integers(4))
-        f = rng.uniform(0.25, 0.75)
-        card_frac = session.card_px() / min(session.size) * 0.5
-        out_by = rng.uniform(-0.15, 0.15) * card_frac
-        fx, fy = [(out_by, f), (1 - out_by, f), (f, out_by), (f, 1 - out_by)][side]
-        places[0] = _view_point(session, fx, fy)
-    out = [{"card": c, "at": at, "rotation": float(rng.uniform(0, 360)), "sticker": False}
-           for c, at in zip(cards, places)]
+        first = None
+        if kind == "edge":
+            # The first card lies across the frame's edge (a third to two thirds out).
+            side = int(rng.integers(4))
+            f = rng.uniform(0.25, 0.75)
+            w, h = session.size
+            out_by = rng.uniform(-0.15, 0.15) * session.card_px() / 2
+            fx, fy = [(out_by / w, f), (1 - out_by / w, f), (f, out_by / h), (f, 1 - out_by / h)][side]
+            first = {"card": cards[0], "at": _view_point(session, fx, fy),
+                     "rotation": float(rng.uniform(0, 360)), "sticker": False}
+        out = _apart(session, rng, cards, first)
     if kind == "hand":
         extra["hand"] = int(rng.integers(len(out)))
         extra["hand_mode"] = "beside" if rng.random() < 0.4 else "over"
@@ -331,6 +336,68 @@ def frame_placements(session: Session, rng: np.random.Generator, kind: str = "pl
     if kind == "glare":
         extra["glare"] = _u(rng, prof.glare) if prof.glare[1] else 0.3
     return out, extra
+
+
+def _apart(session: Session, rng, cards, first=None) -> list:
+    """Cards lying apart, wholly in view, at any rotation (as many of ``cards`` as fit):
+    each placed at random where it overlaps neither the others nor the frame's edge."""
+    import cv2
+    from vision.synth_camera import PinholeCamera
+    cam = PinholeCamera.above(session.size, **session.camera)
+    hmg = cam.homography(0)
+    w, h = session.size
+    half = np.array([[-31.5, -44.0], [31.5, -44.0], [31.5, 44.0], [-31.5, 44.0]])
+
+    def rect(at, rot):
+        a = np.deg2rad(rot)
+        r = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        pts = (half * 1.06) @ r.T + at           # a little room between cards
+        img = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), hmg).reshape(-1, 2)
+        return img, cv2.minAreaRect(img.astype(np.float32))
+
+    out, rects = [], []
+    if first is not None:
+        out.append(first)
+        rects.append(rect(np.asarray(first["at"]), first["rotation"])[1])
+    margin = 4.0                 # (a barrel lens only pulls cards further in)
+    # The table's angle in the image: big cards fit best upright in the frame.
+    centre = np.array(_view_point(session, 0.5, 0.5))
+    ax = cv2.perspectiveTransform(np.array([[centre, centre + [10.0, 0.0]]]), hmg).reshape(2, 2)
+    upright = -float(np.degrees(np.arctan2(ax[1, 1] - ax[0, 1], ax[1, 0] - ax[0, 0])))
+    def fits(img, rr, rects):
+        if img[:, 0].min() < margin or img[:, 1].min() < margin or \
+                img[:, 0].max() > w - 1 - margin or img[:, 1].max() > h - 1 - margin:
+            return False
+        return not any(cv2.rotatedRectangleIntersection(rr, other)[0] != cv2.INTERSECT_NONE
+                       for other in rects)
+
+    fixed = len(out)
+    for c in cards[fixed:]:
+        for attempt in range(60):
+            rot = float(rng.uniform(0, 360))
+            at = np.array(_view_point(session, rng.uniform(0.05, 0.95), rng.uniform(0.05, 0.95)))
+            img, rr = rect(at, rot)
+            if fits(img, rr, rects):
+                out.append({"card": c, "at": (float(at[0]), float(at[1])), "rotation": rot, "sticker": False})
+                rects.append(rr)
+                break
+    if len(out) < len(cards) and first is None:
+        # Big cards in a small frame: lay them side by side, nearly upright.
+        n = len(cards)
+        for attempt in range(30):
+            row, row_rects = [], []
+            for k, c in enumerate(cards):
+                rot = upright + float(rng.choice([0, 180]) + rng.uniform(-8, 8))
+                fx = (k + 0.5) / n + rng.uniform(-0.02, 0.02)
+                at = np.array(_view_point(session, fx, 0.5 + rng.uniform(-0.08, 0.08)))
+                img, rr = rect(at, rot)
+                if not fits(img, rr, row_rects):
+                    break
+                row.append({"card": c, "at": (float(at[0]), float(at[1])), "rotation": rot, "sticker": False})
+                row_rects.append(rr)
+            if len(row) == n:
+                return row
+    return out
 
 
 def compose(session: Session, placements, rng, **extra):

@@ -34,7 +34,7 @@ CLOTH_COLOURS = {
 WOODS = {
     "oak": ((120, 170, 205), (75, 120, 165), 3.5, 0.42, 0.5, 0.0),
     "walnut": ((55, 80, 110), (30, 45, 70), 4.0, 0.5, 0.4, 0.0),
-    "pine": ((150, 205, 230), (70, 130, 195), 6.0, 0.8, 0.15, 4.0),
+    "pine": ((150, 205, 230), (80, 140, 200), 6.0, 0.65, 0.15, 4.0),
     "maple": ((165, 205, 225), (135, 180, 210), 2.5, 0.3, 0.1, 0.0),
     "cherry": ((70, 110, 165), (45, 75, 130), 3.0, 0.4, 0.2, 0.0),
     "mahogany": ((50, 75, 130), (35, 50, 95), 2.0, 0.35, 0.35, 0.0),
@@ -172,13 +172,15 @@ def _wood(species, finish, region, shape, ppm, rng) -> np.ndarray:
     shade = rng.uniform(0.88, 1.12, n_pl).astype(np.float32)
     stretch = rng.uniform(0.7, 1.4, n_pl).astype(np.float32)
     k = (plank.astype(np.int64) % n_pl)
-    warp = _rotated_noise(rng, shape, 180 * ppm, 25 * ppm, angle) * np.float32(spacing * 2.5)
-    warp += _rotated_noise(rng, shape, 120 * ppm, 8 * ppm, angle) * np.float32(spacing * 0.2)
+    # Rings wander slowly: over tens of centimetres along the board, centimetres across.
+    warp = _rotated_noise(rng, shape, 400 * ppm, 90 * ppm, angle) * np.float32(spacing * 3.0)
+    warp += _rotated_noise(rng, shape, 200 * ppm, 30 * ppm, angle) * np.float32(spacing * 0.6)
     # Flat-sawn boards show arches ("cathedrals"): rings bend along the board.
-    arch = np.sin(u / np.float32(rng.uniform(150, 400)) + offs[k]) * np.float32(rng.uniform(3, 12))
+    arch = np.sin(u / np.float32(rng.uniform(250, 600)) + offs[k]) * np.float32(rng.uniform(4, 15))
     phase = (v * stretch[k] + arch + warp + offs[k]) / np.float32(spacing)
     t = phase - np.floor(phase)
-    ring = np.clip((t - 0.55) / 0.35, 0, 1) ** 0.7 * np.float32(contrast)   # late wood
+    # Late wood: a narrower, darker band at the end of each year, fading in.
+    ring = np.clip((t - 0.62) / 0.25, 0, 1) ** 1.5 * np.float32(contrast)
     streak = _rotated_noise(rng, shape, 40 * ppm, 0.6 * ppm, angle) * np.float32(0.07 * pores + 0.02)
     mix = np.clip(ring + streak, 0, 1)[:, :, None]
     img = (early * (1 - mix) + late * mix) * shade[k][:, :, None]
