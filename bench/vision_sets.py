@@ -91,7 +91,9 @@ class CameraProfile:
     linear light); ``blur`` (Gaussian sigma, px), ``defocus`` (disc radius, px),
     ``motion_blur`` (px); ``jpeg`` (quality); ``sharpen`` (a webcam's unsharp mask);
     ``light`` (uneven light); ``glare`` (strength range, with probability
-    ``glare_share``).
+    ``glare_share``); ``wb_adapt`` (how much of the lamp's colour the white balance
+    undoes); ``hfov_deg``; ``awb_scene`` (how far auto white balance takes the table's
+    colour for the lamp's); ``auto_exposure`` (the grey the camera meters the scene to).
     """
 
     name: str
@@ -116,6 +118,8 @@ class CameraProfile:
     glare_share: float = 0.0
     wb_adapt: tuple = (1.0, 1.0)
     hfov_deg: tuple = (60.0, 72.0)
+    awb_scene: tuple = (0.0, 0.0)
+    auto_exposure: tuple = (0.18, 0.18)
 
 
 CAMERAS = {
@@ -126,7 +130,8 @@ CAMERAS = {
         lamps=(3200, 4000, 5000, 6500), exposure_ev=(-0.5, 0.4), washout=(0.0, 0.3),
         read_noise=(0.5, 2.5), shot_noise=(2.0, 6.0), blur=(0.0, 1.0), defocus=(0.0, 0.0),
         motion_blur=(0.0, 2.0), jpeg=(70, 95), sharpen=(0.0, 0.5), light=(0.0, 0.4),
-        glare=(0.1, 0.35), glare_share=0.2, wb_adapt=(0.8, 1.0), hfov_deg=(60.0, 70.0)),
+        glare=(0.1, 0.35), glare_share=0.2, wb_adapt=(0.8, 1.0), hfov_deg=(60.0, 70.0),
+        awb_scene=(0.0, 0.3), auto_exposure=(0.15, 0.22)),
     "validation": CameraProfile(
         "validation",
         card_px={640: (100, 160), 960: (150, 260), 1280: (160, 260)},
@@ -134,7 +139,8 @@ CAMERAS = {
         lamps=(2700, 3000, 4200, 5500, 7500), exposure_ev=(-0.9, 0.7), washout=(0.2, 0.6),
         read_noise=(1.5, 4.0), shot_noise=(4.0, 10.0), blur=(0.3, 1.4), defocus=(0.0, 1.5),
         motion_blur=(0.0, 3.0), jpeg=(55, 90), sharpen=(0.0, 1.0), light=(0.1, 0.5),
-        glare=(0.15, 0.45), glare_share=0.25, wb_adapt=(0.55, 1.0), hfov_deg=(55.0, 80.0)),
+        glare=(0.15, 0.45), glare_share=0.25, wb_adapt=(0.55, 1.0), hfov_deg=(55.0, 80.0),
+        awb_scene=(0.1, 0.6), auto_exposure=(0.11, 0.28)),
     # The photo mode: a cheap webcam at 960x540 above a home table, colours washed out,
     # white balance far from neutral. A validation profile.
     "webcam": CameraProfile(
@@ -144,7 +150,8 @@ CAMERAS = {
         lamps=(2700, 3000, 4000, 6500), exposure_ev=(-0.6, 0.5), washout=(0.35, 0.7),
         read_noise=(1.5, 3.5), shot_noise=(4.0, 9.0), blur=(0.5, 1.3), defocus=(0.0, 1.0),
         motion_blur=(0.0, 1.5), jpeg=(60, 85), sharpen=(0.3, 1.0), light=(0.1, 0.4),
-        glare=(0.0, 0.0), glare_share=0.0, wb_adapt=(0.5, 0.9), hfov_deg=(60.0, 78.0)),
+        glare=(0.0, 0.0), glare_share=0.0, wb_adapt=(0.5, 0.9), hfov_deg=(60.0, 78.0),
+        awb_scene=(0.2, 0.6), auto_exposure=(0.12, 0.25)),
 }
 """Camera profiles by name: ``tuning``, ``validation`` and ``webcam`` (photo mode)."""
 
@@ -263,7 +270,8 @@ def draw_session(rng: np.random.Generator, split: str, group: str = None, size=(
              "shot_noise": _u(rng, prof.shot_noise), "blur": _u(rng, prof.blur),
              "defocus": _u(rng, prof.defocus), "washout": _u(rng, prof.washout),
              "sharpen": _u(rng, prof.sharpen), "jpeg": int(round(_u(rng, prof.jpeg))),
-             "light": _u(rng, prof.light), "light_dir": float(rng.uniform(0, 360))}
+             "light": _u(rng, prof.light), "light_dir": float(rng.uniform(0, 360)),
+             "awb_scene": _u(rng, prof.awb_scene), "auto_exposure": _u(rng, prof.auto_exposure)}
     # Marker stickers on a bare table (for zones without the mat): on half the tables,
     # never in the webcam photos of a home table.
     markers = bool(rng.random() < 0.5) and prof.name != "webcam"

@@ -248,7 +248,7 @@ OLD_CONDITIONS = frozenset({
 CAMERA_CONDITIONS = frozenset({
     "camera", "lamp", "wb_error", "wb_adapt", "exposure", "vignette", "read_noise",
     "shot_noise", "defocus", "washout", "sharpen", "shadows", "light_dir", "hand_mode",
-    "bare_arm", "hand_height"})
+    "bare_arm", "hand_height", "auto_exposure", "awb_scene"})
 """Conditions of the camera model (a pinhole above the table, linear light): giving
 ``camera`` switches a frame to it; the others need it."""
 KNOWN_CONDITIONS = OLD_CONDITIONS | CAMERA_CONDITIONS | {"surface", "surface_seed"}
@@ -285,7 +285,10 @@ def compose_frame(placements: Sequence, size=(640, 480), rng=None, **conditions)
     units. It adds: ``lamp`` (colour temperature, K, default 5000), ``wb_adapt`` (how
     much of the lamp's colour the camera's white balance undoes, default 1),
     ``wb_error`` (the white balance's error: three fractions B, G, R), ``exposure``
-    (EV), ``vignette`` (0–1), ``read_noise`` and ``shot_noise`` (grey levels; ``noise``
+    (EV; with ``auto_exposure``, a linear grey level the camera meters the scene to,
+    the bias of that), ``awb_scene`` (0–1: how far the camera's auto white balance
+    takes the table's colour for the lamp's), ``vignette`` (0–1), ``read_noise`` and
+    ``shot_noise`` (grey levels; ``noise``
     counts as read noise), ``defocus`` (disc radius, px), ``washout`` (0–1: webcam
     colours), ``sharpen``, ``shadows`` (True: each card's thin drop shadow),
     ``light_dir`` (degrees: where shadows fall), and for hands: an arm and a hand from

@@ -202,12 +202,32 @@ def compose_physical(placements, size, rng, c) -> "synth.Scene":
     elif np.isscalar(err):
         err = rng.uniform(-float(err), float(err), 3)
     gains = white_balance_gains(lamp, err, float(c.get("wb_adapt", 1.0)))
-    sensor = {"exposure": c.get("exposure", 0.0),
+    # What the camera meters: a centre-weighted mean of the scene (coarse grid).
+    small = cv2.resize(lin, (32, 24), interpolation=cv2.INTER_AREA)
+    yy, xx = np.mgrid[0:24, 0:32].astype(np.float32)
+    weight = np.exp(-(((xx - 15.5) / 12) ** 2 + ((yy - 11.5) / 9) ** 2))[:, :, None]
+    scene_mean = (small * weight).sum(axis=(0, 1)) / weight.sum()          # B, G, R
+    fooled = float(c.get("awb_scene", 0.0) or 0.0)
+    if fooled:
+        # Auto white balance takes the scene's colour for the lamp's: on a red cloth the
+        # cards turn cyan. ``awb_scene`` is how far it is fooled (1: grey world).
+        seen = scene_mean * gains
+        gains = gains * (seen.mean() / np.maximum(seen, 1e-6)) ** np.float32(fooled)
+        gains = (gains / gains[1]).astype(np.float32)
+    exposure = float(c.get("exposure", 0.0) or 0.0)
+    target = c.get("auto_exposure")
+    if target:
+        # Auto exposure brings the metered grey to ``target`` (linear), within the
+        # camera's range; ``exposure`` is then its bias. A white mat comes out greyer,
+        # white cards on dark felt burn out.
+        grey = float((scene_mean * gains).mean())
+        exposure += float(np.clip(np.log2(float(target) / max(grey, 1e-4)), -2.0, 2.0))
+    sensor = {"exposure": exposure,
               "shot_noise": c.get("shot_noise", 0.0),
               "read_noise": c.get("read_noise", c.get("noise", 0.0)),
               "wb_gains": gains, "washout": c.get("washout", 0.0),
               "sharpen": c.get("sharpen", 0.0), "jpeg": c.get("jpeg")}
-    truth.conditions = {"lamp": lamp, "wb_gains": [float(v) for v in gains],
+    truth.conditions = {"lamp": lamp, "wb_gains": [float(v) for v in gains], "exposure": exposure,
                         "height_mm": cam.height_mm, "px_per_mm": scale}
     return synth.Scene(truth, rng, lambda r: sensor_and_processing(lin, r, sensor))
 

@@ -250,3 +250,25 @@ def test_a_still_scene_shoots_frames_that_differ_only_by_noise(need_art):
     b, tb = scene.shoot(2)
     d = np.abs(a.astype(int) - b.astype(int))
     assert ta is tb and 0.5 < d.mean() < 8
+
+
+def test_auto_exposure_and_auto_white_balance_answer_to_the_table(need_art):
+    place = [{"card": "9S", "at": "UP", "sticker": False}]
+    kw = dict(size=(320, 240), rng=3, camera={"px_per_mm": 1.0}, **CLEAN)
+
+    def paper(**c):
+        img, truth = compose_frame(place, **kw, **c)
+        m = np.zeros(img.shape[:2], np.uint8)
+        cv2.fillConvexPoly(m, np.round(truth[0]["corners"]).astype(np.int32), 1)
+        m = cv2.erode(m, np.ones((9, 9), np.uint8)).astype(bool)
+        px = img[m].astype(float)
+        return px[px.sum(axis=1) >= np.percentile(px.sum(axis=1), 60)].mean(axis=0)   # B, G, R
+
+    # Metered to the same grey, a card on black felt burns out; on white cloth it is greyer.
+    on_black = paper(surface="felt:black", auto_exposure=0.18)
+    on_white = paper(surface="cloth:white", auto_exposure=0.18)
+    assert on_black.mean() > 245 and on_white.mean() < on_black.mean() - 25
+    # Auto white balance fooled by a red felt turns the white card cyan (less red).
+    b, g, r = paper(surface="felt:red", awb_scene=0.8, exposure=-1.0)
+    b0, g0, r0 = paper(surface="felt:red", exposure=-1.0)
+    assert (b - r) - (b0 - r0) > 20
