@@ -152,8 +152,20 @@ CAMERAS = {
         motion_blur=(0.0, 1.5), jpeg=(60, 85), sharpen=(0.3, 1.0), light=(0.1, 0.4),
         glare=(0.0, 0.0), glare_share=0.0, wb_adapt=(0.5, 0.9), hfov_deg=(60.0, 78.0),
         awb_scene=(0.2, 0.6), auto_exposure=(0.12, 0.25)),
+    # The photo mode's other camera: a phone held over the table, at a slant, sharp and
+    # well exposed, the cards anywhere from small to large. A validation profile.
+    "phone": CameraProfile(
+        "phone",
+        card_px={1280: (90, 290)},
+        tilt_deg=(5.0, 30.0), k1=(-0.03, 0.0), vignette=(0.0, 0.25), wb_error=(0.0, 0.08),
+        lamps=(2700, 3000, 4000, 5500, 6500), exposure_ev=(-0.4, 0.4), washout=(0.0, 0.15),
+        read_noise=(1.0, 3.0), shot_noise=(3.0, 8.0), blur=(0.0, 0.8), defocus=(0.0, 1.0),
+        motion_blur=(0.0, 3.0), jpeg=(80, 95), sharpen=(0.3, 1.2), light=(0.0, 0.4),
+        glare=(0.0, 0.0), glare_share=0.0, wb_adapt=(0.7, 1.0), hfov_deg=(63.0, 75.0),
+        awb_scene=(0.1, 0.5), auto_exposure=(0.14, 0.22)),
 }
-"""Camera profiles by name: ``tuning``, ``validation`` and ``webcam`` (photo mode)."""
+"""Camera profiles by name: ``tuning``, ``validation``, and for the photo mode ``webcam``
+(960×540 above the table) and ``phone`` (1280×960, held at a slant)."""
 
 SPLITS = ("tuning", "validation")
 
@@ -274,7 +286,7 @@ def draw_session(rng: np.random.Generator, split: str, group: str = None, size=(
              "awb_scene": _u(rng, prof.awb_scene), "auto_exposure": _u(rng, prof.auto_exposure)}
     # Marker stickers on a bare table (for zones without the mat): on half the tables,
     # never in the webcam photos of a home table.
-    markers = bool(rng.random() < 0.5) and prof.name != "webcam"
+    markers = bool(rng.random() < 0.5) and prof.name not in ("webcam", "phone")
     return Session(split, design, surface, int(rng.integers(1 << 30)), (w, h), camera, light, prof,
                    markers)
 
