@@ -237,8 +237,11 @@ def plan(design_groups, splits, sessions_per_cell: int, seed: int, groups=None):
     for dg in design_groups:
         designs = DESIGN_GROUPS[dg]
         for split in splits:
-            sgroups = [g for g in vs.SURFACES[split] if groups is None or g in groups]
-            for gi, g in enumerate(sgroups):
+            # Cells are seeded by their place in the full plan, so that a run of a few
+            # groups draws the same sessions as the full run.
+            for gi, g in enumerate(vs.SURFACES[split]):
+                if groups is not None and g not in groups:
+                    continue
                 rng = np.random.default_rng([seed, list(DESIGN_GROUPS).index(dg), vs.SPLITS.index(split), gi])
                 for k in range(sessions_per_cell):
                     design = designs[(k + gi) % len(designs)]
