@@ -164,9 +164,12 @@ class Tally:
         self.sessions = set()
         self.calibration_failed = set()
 
-    def add(self, counts):
+    def add(self, counts, calibrated: bool = True):
         for k in ("in_view", "correct", "refused", "wrong", "covered", "covered_named"):
             self.n[k] += counts[k]
+        if calibrated:
+            self.n["cal_in_view"] += counts["in_view"]
+            self.n["cal_correct"] += counts["correct"]
         self.reasons.update(counts["reasons"])
         self.wrong_cards += counts["wrong_cards"]
 
@@ -185,6 +188,8 @@ class Tally:
                 "cards_in_view": n, "correct": self.n["correct"], "refused": self.n["refused"],
                 "wrong": self.n["wrong"],
                 "correct_pct": round(100 * self.n["correct"] / n, 2) if n else None,
+                "correct_pct_calibrated": (round(100 * self.n["cal_correct"] / self.n["cal_in_view"], 2)
+                                           if self.n["cal_in_view"] else None),
                 "covered_named": f"{self.n['covered_named']}/{self.n['covered']}",
                 "reasons": dict(self.reasons.most_common()),
                 "wrong_cards": self.wrong_cards[:20],
@@ -221,7 +226,7 @@ def run_session(session, rng, frames: int, kinds, log=None, cards=DECK) -> dict:
                 found = read(img)
                 tally.ms.setdefault(session.size, []).append((time.thread_time() - t0) * 1000)
                 counts = score_frame(found, _ordered_truth(truth), session.size)
-            tally.add(counts)
+            tally.add(counts, calibrated=read is not None)
             if log and counts["wrong"]:
                 log(f"    WRONG {counts['wrong_cards']} ({session.design}, {session.surface}, {kind}, "
                     f"{session.size[0]}x{session.size[1]})")
@@ -334,6 +339,8 @@ def report(cells, kinds, out=sys.stdout) -> list:
     def line(label, t):
         r = t.row()
         pct = f"{r['correct_pct']:6.2f}%" if r["correct_pct"] is not None else "     -"
+        cal = r["correct_pct_calibrated"]
+        pct += f" {cal:6.2f}%" if cal is not None else "       -"
         ms = "  ".join(f"{v if v is not None else '-':>5}" for v in r["cpu_ms_median"].values())
         reasons = ", ".join(f"{k} {v}" for k, v in list(r["reasons"].items())[:4])
         print(f"{label:44s} {r['sessions']:3d} {r['calibration_failed']:3d} {r['cards_in_view']:6d} "
@@ -341,14 +348,15 @@ def report(cells, kinds, out=sys.stdout) -> list:
               file=out)
         return r
 
-    head = (f"{'cell':44s} {'ses':>3s} {'cal':>3s} {'cards':>6s} {'correct':>7s} {'refusd':>6s} "
+    head = (f"{'cell':44s} {'ses':>3s} {'cal':>3s} {'cards':>6s} {'correct':>7s} {'if cal':>7s} {'refusd':>6s} "
             f"{'wrong':>5s} {'covered':>8s}  ms640 ms1280  refusal reasons (most common)")
     for title, kind_set in (("clean frames (play, edge)", [k for k in kinds if k in CLEAN_KINDS]),
                             ("hard frames (hand, overlap, glare): the bar is 0 wrong",
                              [k for k in kinds if k in vs.HARD_KINDS])):
         if not kind_set:
             continue
-        print(f"\n{title}\n'cal' = sessions whose calibration pass failed; 'covered' = cards under "
+        print(f"\n{title}\n'cal' = sessions whose calibration pass failed; 'if cal' = correct in the "
+              f"sessions whose calibration passed; 'covered' = cards under "
               f"a hand or another card (or cut) that were named / all such; ms = median CPU ms per "
               f"frame, one core\n{head}", file=out)
         by_dg_split = {}
