@@ -1,10 +1,13 @@
-"""Synthetic camera frames of the table, composed from real KDE card art, for tests, benchmarks and the virtual table.
+"""Synthetic camera frames of the table, composed from real card art (KDE decks, SVG decks from npm), for tests, benchmarks and the virtual table.
 
-A frame is built the way the camera would see it: a cloth (or the printed mat), the
-mat's ArUco markers, cards laid at positions in mat millimetres (or named zones),
-each optionally carrying its QR sticker, then the camera's view (scale, roll,
-perspective) and its faults (blur, sensor noise, uneven light, glare, JPEG, a hand
-partly over a card).
+A frame is built the way the camera would see it: a table (cloth, or a surface from
+vision.synth_surfaces: felt, wood, patterned cloth, carpet, tiles, the printed mat),
+the mat's ArUco markers, cards laid at positions in mat millimetres (or named zones),
+each optionally carrying its QR sticker, then the camera's view and its faults. With
+``camera=`` the view is a pinhole camera above the table with a real lens, light and
+sensor (vision.synth_physical); without it, a homography (scale, roll, perspective) and
+faults added to the 8-bit image (blur, sensor noise, uneven light, glare, JPEG, a hand
+partly over a card), as the older tests and benchmarks were made.
 
 >>> from vision.art import art_available
 >>> if art_available():
@@ -42,8 +45,8 @@ SKIN = [(120, 150, 205), (90, 125, 180), (60, 90, 140), (150, 180, 225), (45, 65
 @dataclass
 class Placement:
     """A card on the table: where (``at``: a zone name or ``(x, y)`` mat mm), turned
-    ``rotation`` degrees (clockwise), with or without its QR sticker, in which KDE
-    ``deck`` (None: the frame's deck). ``sticker_mm`` is the sticker's side with its
+    ``rotation`` degrees (clockwise), with or without its QR sticker, in which card
+    design ``deck`` (None: the frame's deck). ``sticker_mm`` is the sticker's side with its
     quiet zone; ``sticker_offset`` moves it from the card's centre (mm, card axes).
 
     Placements may also be given as dicts with these keys or as tuples
