@@ -17,6 +17,7 @@ split's camera profile.
     python -m bench.vision_plain                         # the report run
     python -m bench.vision_plain --designs kde-tuning --splits tuning --json out.json
     python -m bench.vision_plain --photo                 # webcam photos through the CLI
+    python -m bench.vision_plain --classic [--decks ...] # the older benchmark (bench.vision_plain_classic)
 
 Counting: a card *in view* lies wholly inside the frame with at least 90% of it
 visible and no hand over it; it is *correct* when a sighting on it names it,
@@ -99,7 +100,13 @@ REASONS = (("not clearly told", "not told from a close card"), ("scores", "score
 
 
 def reason_class(reason) -> str:
-    """A refusal's reason in a few words (the reader's reason without card names)."""
+    """A refusal's reason in a few words (the reader's reason without card names).
+    Also takes a list of sightings (objects with ``.reason``), as the older benchmark
+    did: the first one's reason, "not found" for none."""
+    if isinstance(reason, (list, tuple)):
+        if not reason:
+            return "not found"
+        reason = getattr(reason[0], "reason", None) or "unknown"
     if reason is None:
         return "not found"
     return next((label for key, label in REASONS if key in reason), reason[:40])
@@ -256,7 +263,17 @@ def plan(design_groups, splits, sessions_per_cell: int, seed: int, groups=None):
     return out
 
 
+# The older benchmark's frame makers, for tests that rebuild its frames.
+from bench.vision_plain_classic import calibrated_deck, frame_cards, random_conditions  # noqa: E402,F401
+
+
 def main(argv=None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    if "--classic" in args_in or "--decks" in args_in:
+        # The older benchmark (its options: --decks, --frames, --seed, --sizes, --clean,
+        # --verbose, --reasons).
+        from bench.vision_plain_classic import main as classic
+        return classic([a for a in args_in if a != "--classic"])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--designs", default="kde-tuning,kde-validation,npm",
                     help="design groups: kde-tuning, kde-validation, npm")
@@ -272,7 +289,9 @@ def main(argv=None) -> int:
     ap.add_argument("--photos", type=int, default=12, help="photo mode: photos per table")
     ap.add_argument("--tables", type=int, default=6, help="photo mode: tables (design x surface)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
-    args = ap.parse_args(argv)
+    ap.add_argument("--classic", action="store_true",
+                    help="run the older benchmark instead (clean-art calibration, uniform cloth)")
+    args = ap.parse_args(args_in)
     cv2.setNumThreads(1)
     from vision import art
     if not art.art_available():
