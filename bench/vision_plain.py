@@ -56,11 +56,25 @@ def reader_for(deck, empty_frames=()) -> Callable:
     dicts ``{"card": Card | None, "centre": (x, y), "reason": str | None}``.
     ``empty_frames`` are frames of the session's empty table, as the camera sees it
     before a hand (for a reader that learns the table; the current one does not).
-    (The one place to change when the reader's interface changes.)"""
+    (The one place to change when the reader's interface changes.)
+
+    When the reader has a model of the empty table (``vision.plain.background.TableModel``,
+    passed to ``recognize_plain`` as ``table``, as the service does), it learns the
+    session's empty table from ``empty_frames`` first; otherwise frames are read alone."""
     from vision.plain import recognize_plain
+    table = None
+    try:
+        from vision.plain.background import TableModel
+    except ImportError:
+        TableModel = None
+    if TableModel is not None and len(empty_frames):
+        table = TableModel()
+        for f in empty_frames:
+            table.learn(f)
 
     def read(frame):
-        return [_sighting(s) for s in recognize_plain(frame, deck)]
+        found = recognize_plain(frame, deck) if table is None else recognize_plain(frame, deck, table=table)
+        return [_sighting(s) for s in found]
     return read
 
 
