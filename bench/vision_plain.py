@@ -13,7 +13,7 @@ Surface groups: the tuning and the validation split's surfaces (cloth, felt, woo
 printed mat; patterned cloth and carpet/tiles in validation only), each with the
 split's camera profile.
 
-    python -m bench.vision_plain --quick                 # one session per cell: a few minutes
+    python -m bench.vision_plain --quick                 # one session per cell: 30 sessions, 10-20 min
     python -m bench.vision_plain                         # the report run
     python -m bench.vision_plain --designs kde-tuning --splits tuning --json out.json
     python -m bench.vision_plain --photo                 # webcam photos through the CLI
