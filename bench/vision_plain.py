@@ -280,6 +280,9 @@ def plan(design_groups, splits, sessions_per_cell: int, seed: int, groups=None):
 # The older benchmark's frame makers, for tests that rebuild its frames.
 from bench.vision_plain_classic import calibrated_deck, frame_cards, random_conditions  # noqa: E402,F401
 
+__all__ = ["calibrated_deck", "frame_cards", "random_conditions", "reason_class", "in_full_view",
+           "score_frame", "reader_for", "calibrate_through_camera", "run_session", "plan", "main"]
+
 
 def main(argv=None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
