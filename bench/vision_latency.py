@@ -225,7 +225,12 @@ def main(argv=None) -> int:
         print(f"{size[0]}x{size[1]}, {session.surface}, card {session.card_px():.0f} px, camera at "
               f"{FPS:.0f} fps, tracker k=3; {args.trials} trials per mode", flush=True)
         for mode in args.modes.split(","):
-            deck = plain_deck(session, rng, folder) if mode == "plain" else None
+            try:
+                deck = plain_deck(session, rng, folder) if mode == "plain" else None
+            except RuntimeError as exc:
+                print(f"{mode:8s} not measured: {exc}", flush=True)
+                results[mode] = {"summary": {"trials": 0, "read": 0, "error": str(exc)}, "trials": []}
+                continue
             rows = []
             for t in range(args.trials):
                 card = EAST_CARDS[t % len(EAST_CARDS)]
@@ -254,7 +259,8 @@ def main(argv=None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1, default=str)
-    return 0 if all(r["summary"]["read"] == r["summary"]["trials"] for r in results.values()) else 1
+    return 0 if all(r["summary"]["read"] == r["summary"]["trials"] and "error" not in r["summary"]
+                    for r in results.values()) else 1
 
 
 if __name__ == "__main__":
