@@ -40,6 +40,42 @@ ZONE_LABELS = {
 }
 
 
+READER_ZONE = "READER"
+"""The reader window's one zone (the second camera, under the clear plate)."""
+
+
+class ReaderWindow:
+    """The reader camera's zone map: an image point inside ``window`` (left, top, right,
+    bottom as fractions of the frame) is in ``READER``; anything else is in no zone.
+
+    The reader camera is fixed under its plate, so no markers are needed: the window
+    only keeps the edges of the frame (the guide's rim, a finger) out of the reading.
+
+    >>> ReaderWindow([0.1, 0.1, 0.9, 0.9]).for_frame((480, 640, 3))((320, 240))
+    'READER'
+    >>> ReaderWindow([0.1, 0.1, 0.9, 0.9]).for_frame((480, 640, 3))((20, 240)) is None
+    True
+    """
+
+    def __init__(self, window=(0.0, 0.0, 1.0, 1.0)):
+        x0, y0, x1, y1 = (float(v) for v in window)
+        if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
+            raise ValueError(f"reader window {list(window)!r}: [left, top, right, bottom] as "
+                             "fractions of the frame, left < right and top < bottom")
+        self.window = (x0, y0, x1, y1)
+
+    def for_frame(self, frame_or_shape):
+        """The point → zone callable for frames of this size (an image or its shape)."""
+        shape = getattr(frame_or_shape, "shape", frame_or_shape)
+        h, w = int(shape[0]), int(shape[1])
+        x0, y0, x1, y1 = self.window
+
+        def zone_at(point):
+            x, y = float(point[0]) / w, float(point[1]) / h
+            return READER_ZONE if x0 <= x <= x1 and y0 <= y <= y1 else None
+        return zone_at
+
+
 class CalibrationError(RuntimeError):
     """The mat could not be found in a frame, or a calibration file is unusable."""
 

@@ -68,9 +68,10 @@ def config(tmp_path, zones=False):
         frame, _ = compose_frame([], size=(640, 480), rng=np.random.default_rng(1))
         calibrate(frame).save(tmp_path / "zones.json")
         vision["zones"] = "zones.json"
+    # These tests lay the Pi's cards face up on the old rack spot: a practice game's choice.
     return check_config({"table": {"state_dir": str(tmp_path), "first_dealer": "S"},
                          "seats": {"W": {"kind": "computer", "level": "medium"}},
-                         "vision": vision})
+                         "vision": vision, "reader": {"kind": "rack", "practice": True}})
 
 
 def make_service(tmp_path, camera=None, open_camera=None, clock=None):
@@ -103,7 +104,7 @@ def test_cards_seen_by_the_camera_reach_the_referee_and_the_computer_bids(tmp_pa
     svc, rec = make_service(tmp_path, camera=cam)
     svc.step()
     assert svc.ctl.referee.state["dealer"] == "S"          # the first hand started itself
-    for card in W_CARDS:                                    # the Pi's cards through the rack
+    for card in W_CARDS:                                    # the Pi's cards, practice rack
         cam.on_table = {card: "RACK"}
         assert steps_until(svc, lambda: card in svc.ctl.computers["W"].slots)
     cam.on_table = {"KH": "UP"}
