@@ -104,8 +104,9 @@ class TableService:
             if reader.get("kind") in ("window", "scanner") else None
         self.reader_tracker = self.reader_window = self.reader_deck = None
         if reader.get("kind") == "window":
+            from vision.tracker import ReaderTracker
             from vision.zones import ReaderWindow
-            self.reader_tracker = Tracker(k=reader["k"], m=reader["m"])
+            self.reader_tracker = ReaderTracker(k=reader["k"], m=reader["m"])
             self.reader_window = ReaderWindow(reader["window"])
             if reader["mode"] == "plain":
                 from vision.recognize import load_plain_deck
@@ -224,18 +225,17 @@ class TableService:
                 self._reader_lost("no picture")
             return
         r = self.cfg.reader
-        sightings = recognize(frame, mode=r["mode"], zones=self.reader_window.for_frame(frame),
+        sightings = recognize(self.reader_window.mask(frame), mode=r["mode"],
+                              zones=self.reader_window.for_frame(frame),
                               deck=self.reader_deck, decoder=r["decoder"], refusals=True)
         for event in self.reader_tracker.update(sightings):
             kind = event.get("type")
             if kind == "read":
                 self.reader.on_card(event["card"], by="reader")
-            elif kind == "vision_error":
+            elif kind == "vision_error" and self.reader.seat_to_read() is not None:
                 # Never named: the reader's cards are secret.
                 self.submit({"type": "vision_error", "cards": [], "by": "reader",
-                             "reason": "the reader saw a card it cannot place (two at once?): "
-                                       "lay one card at a time on the reader"})
-            # "removed" (the card taken off the plate into the rack) means nothing to the game.
+                             "reason": event["reason"]})
 
     def _reader_lost(self, why: str) -> None:
         try:

@@ -52,11 +52,28 @@ the guide looks like the guide (the card then stands out on its own)."""
 CARD_WIDTH_MM = 63.0
 
 
-def random_window_conditions(rng, clean: bool = False) -> dict:
+BUILDS = ("any", "recommended")
+"""``any``: every fault the benchmark asks for (glare on half the frames, reflections,
+light leaking under the hood now and then); ``recommended``: the reader built as
+``docs/hardware.md`` advises: polarizing film over the LEDs and a crossed one over the
+lens (no specular glare, no reflections of the box) and the hood kept closed."""
+
+
+def random_window_conditions(rng, clean: bool = False, build: str = "any") -> dict:
     """Conditions for one reader frame: how the camera, the plate and the light vary from
     one reader to another and from one card to the next. ``clean``: a well-built reader
-    on a good day (no glare, tilt, scratches or reflections)."""
-    rng = _rng(rng)
+    on a good day (no glare, tilt, scratches or reflections); ``build``: see BUILDS."""
+    if build not in BUILDS:
+        raise ValueError(f"unknown reader build {build!r}: choose {', '.join(BUILDS)}")
+    cond = _random_conditions(_rng(rng), clean)
+    if build == "recommended":
+        cond.pop("glare", None)
+        cond["reflection"] = 0.0
+        cond["room"] = min(cond["room"], 0.08)
+    return cond
+
+
+def _random_conditions(rng, clean: bool) -> dict:
     cond = {
         "view_mm": float(rng.uniform(145, 175)),
         "distance_mm": float(rng.uniform(55, 120)),
@@ -108,7 +125,7 @@ def compose_window_frame(card=None, size=(640, 480), rng=None, deck: str = "stan
 
     ``truth``: ``card`` (or None), ``deck``, ``corners`` (the card's face TL, TR, BR, BL in
     image px), ``code_corners`` (the QR code's, with a sticker), ``in_view`` (all of the
-    card inside the frame), ``tilt``.
+    card inside the frame), ``tilt``, ``opening`` (the guide opening's corners in image px).
     """
     rng = _rng(rng)
     known = {"view_mm", "distance_mm", "offset_mm", "roll", "card_turn", "card_shift_mm", "tilt",
@@ -155,7 +172,7 @@ def compose_window_frame(card=None, size=(640, 480), rng=None, deck: str = "stan
     frame = (paper * a + frame * (1 - a)).clip(0, 255).astype(np.uint8)
 
     truth = {"card": None, "deck": deck, "corners": None, "code_corners": None,
-             "in_view": False, "tilt": 0.0}
+             "in_view": False, "tilt": 0.0, "opening": opening}
     if card is not None:
         card = Card(card)
         art_h = int(np.clip(round(CARD_HEIGHT_MM * f / dist * 1.3 / 50.0) * 50, 150, 900))
@@ -198,6 +215,7 @@ def compose_window_frame(card=None, size=(640, 480), rng=None, deck: str = "stan
     dist_k = float(c.get("distortion", 0.0) or 0.0)
     if dist_k:
         frame, fwd = _barrel(frame, dist_k)
+        truth["opening"] = fwd(truth["opening"])
         if truth["corners"] is not None:
             truth["corners"] = fwd(truth["corners"])
             if truth["code_corners"] is not None:
@@ -350,3 +368,14 @@ def sensor(frame, rng, noise: float = 0.0, jpeg: Optional[int] = None):
     if jpeg:
         cond["jpeg"] = jpeg
     return _camera_faults(frame, _rng(rng), cond)
+
+
+def window_of(truth, size, margin: float = 0.02) -> list:
+    """The reader ``window`` setting (fractions of the frame) for a frame's guide opening:
+    its bounding box and ``margin`` (a fraction of the frame) around it, as a player sets
+    it from a picture of the empty reader."""
+    w, h = size
+    o = np.asarray(truth["opening"], np.float64)
+    x0, y0 = o.min(axis=0) / [w, h] - margin
+    x1, y1 = o.max(axis=0) / [w, h] + margin
+    return [float(max(0.0, x0)), float(max(0.0, y0)), float(min(1.0, x1)), float(min(1.0, y1))]

@@ -228,3 +228,62 @@ def _unpack(s) -> tuple:
     else:
         card, zone = getattr(s, "card", None), getattr(s, "zone", None)
     return (Card(card) if card is not None else None), zone
+
+
+class ReaderTracker:
+    """Sightings in the reader window, frame by frame, to ``read`` events: one card at a
+    time lies on the plate, so every frame of its stay must agree.
+
+    An *episode* is the stay of something on the plate: it ends after ``m`` frames with
+    nothing in the window. A card is read once ``k`` frames of the episode named it and
+    no frame named another card; if two cards are named in one episode the reader is
+    unsure and says so once (``vision_error``, naming no card): the dealer takes the card
+    off and lays it again. Events never name a card except ``read`` itself.
+
+    >>> t = ReaderTracker(k=2, m=2)
+    >>> t.update([("QS", "READER")]), t.update([("QS", "READER")])
+    ([], [{'type': 'read', 'card': 'QS'}])
+    >>> t.update([]), t.update([]), t.update([("9H", "READER")])
+    ([], [], [])
+    >>> [(e["type"], e["cards"]) for e in t.update([("JH", "READER")])]
+    [('vision_error', [])]
+    """
+
+    def __init__(self, k: int = 3, m: int = 5):
+        if int(k) < 1 or int(m) < 1:
+            raise ValueError(f"reader tracker needs k ≥ 1 and m ≥ 1 frames (got k={k}, m={m})")
+        self.k, self.m = int(k), int(m)
+        self._counts: dict = {}
+        self._empty = 0
+        self._done = False          # this episode gave its read or its error
+        self._active = False
+
+    def update(self, sightings: Iterable) -> list:
+        named, present = [], False
+        for s in sightings:
+            card, zone = _unpack(s)
+            if zone != READER_ZONE:
+                continue
+            present = True
+            if card is not None:
+                named.append(card)
+        if not present:
+            self._empty += 1
+            if self._active and self._empty >= self.m:
+                self._counts, self._done, self._active = {}, False, False
+            return []
+        self._empty, self._active = 0, True
+        for card in set(named):
+            self._counts[card] = self._counts.get(card, 0) + 1
+        if self._done:
+            return []
+        if len(self._counts) > 1 or len(set(named)) > 1:
+            self._done = True
+            return [{"type": "vision_error", "cards": [],
+                     "reason": "the reader is not sure of the card: take it off the reader "
+                               "and lay it again"}]
+        for card, n in self._counts.items():
+            if n >= self.k:
+                self._done = True
+                return [{"type": "read", "card": str(card)}]
+        return []

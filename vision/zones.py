@@ -64,6 +64,26 @@ class ReaderWindow:
                              "fractions of the frame, left < right and top < bottom")
         self.window = (x0, y0, x1, y1)
 
+    def mask(self, frame):
+        """The frame with everything outside the window painted in the colour just outside
+        it (the guide's underside): a glare spot or a reflection beside the opening then
+        cannot join the card's outline. The full-frame window returns the frame itself."""
+        import numpy as np
+        x0, y0, x1, y1 = self.window
+        if (x0, y0, x1, y1) == (0.0, 0.0, 1.0, 1.0):
+            return frame
+        h, w = frame.shape[:2]
+        a, b = int(round(x0 * w)), int(round(y0 * h))
+        c, d = int(round(x1 * w)), int(round(y1 * h))
+        strips = [frame[max(0, b - 4):b, a:c:2], frame[d:d + 4, a:c:2],
+                  frame[b:d:2, max(0, a - 4):a], frame[b:d:2, c:c + 4]]
+        px = np.concatenate([s.reshape(-1, frame.shape[2]) for s in strips if s.size])
+        colour = np.median(px, axis=0) if len(px) else np.zeros(frame.shape[2], frame.dtype)
+        out = np.empty_like(frame)
+        out[:] = colour.astype(frame.dtype)
+        out[b:d, a:c] = frame[b:d, a:c]
+        return out
+
     def for_frame(self, frame_or_shape):
         """The point → zone callable for frames of this size (an image or its shape)."""
         shape = getattr(frame_or_shape, "shape", frame_or_shape)
