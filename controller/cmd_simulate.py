@@ -79,6 +79,9 @@ def run(args) -> int:
         print(f"  {t}: {s['contracts'][t]} contracts, {s['marches'][t]} marches, "
               f"{s['euchres'][t]} euchres")
     print(f"  lone hands: {s['lone_hands']}, revokes: {s['revokes']}")
+    print(f"Secrecy: the Pi's cards were dealt face down through the reader window "
+          f"({s['reader_frames']} reader frames); overhead frames showing one of them before "
+          f"it was played: {s['computer_cards_face_up_overhead_before_played']}.")
     print(f"Vision: {s['frames']} frames, {s['cards_read']} cards read, "
           f"{s['cards_shown_again']} shown again, {s['entered_by_hand']} entered by hand; "
           f"median {s['vision_ms_median']} ms to read a frame.")

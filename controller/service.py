@@ -193,6 +193,12 @@ class TableService:
                               deck=self.deck, decoder=self.cfg.vision["decoder"], refusals=True)
         for event in self.tracker.update(sightings):
             self.submit(event)
+            st = self.ctl.referee.state
+            if (event.get("type") == "removed" and event.get("zone") == "UP"
+                    and st["phase"] == "discard" and st["dealer"] not in self.ctl.computers):
+                # A person dealer who took the up-card has laid a card aside face down:
+                # the table learns of the discard from the up-card leaving its spot.
+                self.submit({"type": "discard", "seat": st["dealer"], "by": "camera"})
 
     def _reader_step(self) -> None:
         """One frame of the reader window's camera: a card read there is dealt (sealed) to
