@@ -26,6 +26,9 @@ def register(subparsers) -> None:
     p.add_argument("--a4", action="store_true", help="the A4 mat instead of A3")
     p.add_argument("--calibrate", metavar="IMAGE", help="camera image showing the whole mat")
     p.add_argument("--out", metavar="FILE", help="zones file to write (with --calibrate)")
+    p.add_argument("--reader-pdf", metavar="FILE",
+                   help="write the reader window's template (card guide, plate, camera) and "
+                        "the Pi's rack, two A4 pages at true size")
     p.set_defaults(func=cmd_mat)
 
     p = subparsers.add_parser(
@@ -67,8 +70,16 @@ def cmd_stickers(args) -> int:
 
 def cmd_mat(args) -> int:
     from vision.zones import CalibrationError, MatLayout, calibrate, write_mat_pdf
-    if not args.pdf and not args.calibrate:
-        return _fail("mat: give --pdf FILE to print the mat, or --calibrate IMAGE --out FILE")
+    if not args.pdf and not args.calibrate and not args.reader_pdf:
+        return _fail("mat: give --pdf FILE to print the mat, --reader-pdf FILE for the reader "
+                     "window and the rack, or --calibrate IMAGE --out FILE")
+    if args.reader_pdf:
+        from vision.printables import write_reader_pdf
+        try:
+            write_reader_pdf(args.reader_pdf)
+        except OSError as exc:
+            return _fail(f"mat: cannot write {args.reader_pdf}: {exc}")
+        print(f"wrote {args.reader_pdf}: the reader window and the rack; print at 100% on A4")
     if args.pdf:
         write_mat_pdf(args.pdf, a4=args.a4)
         print(f"wrote {args.pdf}: print at 100% (actual size) on {'A4' if args.a4 else 'A3'}")

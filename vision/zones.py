@@ -2,8 +2,9 @@
 
 The mat is a sheet (A3 by default, A4 scaled down) with four ArUco markers near its
 corners and six marked areas: each seat's play area ``N``, ``E``, ``S``, ``W``, the
-up-card spot ``UP``, and ``RACK``, where the cards dealt to the computer's seat are
-laid face up (one on top of the other) so that the camera reads them.
+up-card spot ``UP``, and ``RACK``, printed "DISCARDS (face down)": the computer's cards
+are never laid face up here (the reader window reads them face down); only a practice
+game may use it as the old face-up rack.
 
 Calibration finds the markers in one camera frame, fits the homography from image
 pixels to mat millimetres and stores it as JSON; from then on any image point can be
@@ -25,7 +26,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 ZONES = ("N", "E", "S", "W", "UP", "RACK")
-"""Zone names: the four seats' play areas, the up-card spot, the computer seat's rack."""
+"""Zone names: the four seats' play areas, the up-card spot, the discards' spot (the
+old face-up rack: practice games only)."""
 PLAY_ZONES = ("N", "E", "S", "W")
 
 ARUCO_DICTIONARY = "DICT_4X4_50"
@@ -36,8 +38,14 @@ A4_MM = (297.0, 210.0)
 
 ZONE_LABELS = {
     "N": "NORTH plays here", "E": "EAST plays here", "S": "SOUTH plays here",
-    "W": "WEST plays here", "UP": "UP-CARD", "RACK": "COMPUTER'S CARDS (face up)",
+    "W": "WEST plays here", "UP": "UP-CARD", "RACK": "DISCARDS (face down)",
 }
+"""The printed labels. ``RACK`` keeps its old name in zone files, but the mat no longer
+offers it for the computer's cards (they are read face down by the reader): it is where
+discards are laid, face down; a face-up card there is refused unless a practice game
+chose the face-up rack."""
+ZONE_SHORT = {"RACK": "DISCARDS"}
+"""Labels where the full one does not fit (the A4 mat)."""
 
 
 READER_ZONE = "READER"
@@ -223,10 +231,10 @@ def render_mat(layout: Optional[MatLayout] = None, px_per_mm: float = 4.0,
         if labels and font is not None:
             text = ZONE_LABELS.get(name, name)
             if layout.name == "A4":
-                text = name
+                text = ZONE_SHORT.get(name, name)
             tw = draw.textlength(text, font=font)
             if tw > box[2] - box[0] - 2 * line:
-                text = name
+                text = ZONE_SHORT.get(name, name)
                 tw = draw.textlength(text, font=font)
             draw.text(((box[0] + box[2] - tw) / 2, box[1] + 2 * line), text, fill=150, font=font)
     if labels and font is not None:
