@@ -13,8 +13,8 @@ What the camera sees, and what this module draws:
   focus: dark or brighter blotches);
 - the card face, in any of its two upright orientations and a few degrees off the
   guide's axis, off-centre, and in some frames *tilted* (one edge lifted from the plate,
-  resting on the guide's rim or a finger), drawn through a pinhole camera so the lifted
-  edge looks larger;
+  resting on the guide's rim or a finger), drawn through a pinhole camera: the lifted
+  edge is farther from the camera below, so it looks shorter;
 - the lens: a close camera with a wide lens, so barrel distortion and strong vignetting;
 - the light of the box's LEDs: uneven, tinted, and its *glare*: specular hot spots where
   the LEDs reflect off the plate's underside;
