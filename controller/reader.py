@@ -117,9 +117,11 @@ class DealReader:
                 self.ctl.announce("The reader reads the computer's cards only while dealing")
             return None
         verdict = self.ctl.submit({"type": "dealt", "seat": seat, "card": card_text, "by": by})
-        if verdict.ok and self.announce:
+        if verdict.ok:
             n = len(self.ctl.dealt_cards.get(seat, ()))
-            if n < 5:
+            # The LED over the slot the card goes into (the rack faces the Pi's seat).
+            self.ctl.point_slot(seat, n - 1 if n <= 5 else None)
+            if self.announce and n < 5:
                 # Only counted: the card itself is never shown or said.
                 self.ctl.announce(f"{SEAT_NAMES[seat]}: {n} of 5 read; into rack slot {n}")
         self.poll()

@@ -259,9 +259,19 @@ class TableController:
         return self.referee.expected(seat)
 
     def _point(self, comp: ComputerSeat, card: Card) -> None:
-        rack = getattr(self.leds, "rack", None) if self.leds is not None else None
+        self.point_slot(comp.seat, comp.slots.get(card))
+
+    def point_slot(self, seat: str, slot: Optional[int]) -> None:
+        """Blink the LED over ``slot`` of ``seat``'s rack (None: dark): the seat's own rack
+        (``leds.racks``), or the main rack for the first computer seat."""
+        if self.leds is None:
+            return
+        first = bool(self.computers) and seat == next(iter(self.computers))
+        rack_of = getattr(self.leds, "rack_of", None)
+        rack = rack_of(seat, first) if rack_of is not None else \
+            (getattr(self.leds, "rack", None) if first else None)
         if rack is not None:
-            rack.point(comp.slots.get(card))
+            rack.point(slot)
 
     # ------------------------------------------------------------------ hand flow
     def next_hand_event(self) -> Optional[dict]:
