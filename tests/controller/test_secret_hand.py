@@ -183,3 +183,47 @@ def test_a_redacted_reason_never_names_a_hidden_card(tmp_path):
     # The log holds the dealt cards sealed only.
     assert all("card" not in r.event() for r in log.records() if r.event()["type"] == "sealed")
     assert not any('"AH"' in r.body for r in log.records())
+
+
+def test_the_computers_discard_is_sealed_unsaid_and_revealed_when_the_hand_ends(tmp_path):
+    from controller.log import EventLog
+    from controller.table import TableController
+    from engine.bots import make_bot
+    said = []
+
+    class Speaker:
+        def say(self, text, priority=False):
+            said.append(text)
+    hand = ["9S", "10S", "9D", "10D", "9C"]     # a poor hand: West keeps the jack it picks up
+    path = str(tmp_path / "log.sqlite")
+    seal = Sealer.for_state_dir(tmp_path)
+
+    def controller():
+        return TableController(Rules.preset("standard"), EventLog(path), clock=lambda: 1000.0,
+                               computers={"W": make_bot("medium", seed=1)}, speaker=Speaker(),
+                               sealer=seal)
+    ctl = controller()
+    ctl.submit({"type": "hand", "dealer": "W"})
+    for c in hand:
+        ctl.submit({"type": "dealt", "seat": "W", "card": c})
+    ctl.submit({"type": "upcard", "card": "JH"})
+    ctl.submit({"type": "bid", "seat": "N", "bid": "order", "by": "panel"})
+    # West, the dealer, took the jack and discarded from its rack, face down.
+    discard = ctl._hidden_discards["W"]
+    assert str(discard) in hand and discard in ctl.hidden_cards()
+    assert any("lay it aside face down" in s for s in said)
+    assert not any(names_any(s, [discard]) for s in said)
+    rows = [r.event() for r in ctl.log.records()]
+    assert [r["kind"] for r in rows if r["type"] == "sealed"] == ["dealt"] * 5 + ["discard"]
+    assert not any(r.get("card") == str(discard) for r in rows)
+    # The power fails right after the director voids the hand, before the reveal is written.
+    ctl.log.append({"type": "void", "by": "director", "reason": "test"}, at=1001.0)
+    ctl.log.close()
+    again = controller()                      # the restart replays, then reveals the hand
+    last = list(again.log.records())[-1].event()
+    assert last["type"] == "reveal" and len(last["opened"]) == 6
+    opened = {e["seq"]: e["event"] for e in last["opened"]}
+    assert {"type": "discard", "seat": "W", "card": str(discard)} in opened.values()
+    plain = [e for _, e in read_events(path)]
+    assert not any(e["type"] in ("sealed", "reveal") for e in plain)
+    assert sorted(e["card"] for e in plain if e["type"] == "dealt") == sorted(hand)
