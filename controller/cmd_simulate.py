@@ -92,7 +92,8 @@ def run(args) -> int:
           f"it was played: {s['computer_cards_face_up_overhead_before_played']}.")
     print(f"Vision: {s['frames']} frames, {s['cards_read']} cards read, "
           f"{s['cards_shown_again']} shown again, {s['entered_by_hand']} entered by hand; "
-          f"median {s['vision_ms_median']} ms to read a frame.")
+          f"median {s['vision_ms_median']} ms per table step (both cameras' frames read, "
+          "the events logged and refereed, the screen drawn).")
     print(f"Referee: {s['refusals']} refusals; the log replays to the identical result: "
           f"{'yes' if s['log_replays_identically'] else 'NO'}.")
     speech = (f"{s['announcements']} announcements" +

@@ -14,6 +14,8 @@ from controller.table import OVER_PHASES, TableController
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 2.0
+READER_IDLE_SECONDS = 1.0
+"""Outside the deal the reader camera is read this often, only to notice a fault."""
 
 
 class Notifier:
@@ -74,6 +76,7 @@ class TableService:
         self.faults: dict = {}
         self._camera_retry_at = 0.0
         self._reader_retry_at = 0.0
+        self._reader_idle_at = 0.0
         self.log = EventLog(str(cfg.path(cfg.log)))
         levels = computer_levels(cfg)
         if bots is None:
@@ -221,6 +224,9 @@ class TableService:
                 self._reader_retry_at = self.monotonic() + RETRY_SECONDS
                 return
             self._recovered("reader", "Reader camera back")
+        dealing = self.reader.seat_to_read() is not None
+        if not dealing and self.monotonic() < self._reader_idle_at:
+            return
         try:
             frame = self.reader_camera.read()
         except (CameraError, OSError) as exc:
@@ -229,6 +235,12 @@ class TableService:
         if frame is None:
             if self.open_reader_camera is not None:
                 self._reader_lost("no picture")
+            return
+        if not dealing:
+            # Nothing to read outside the deal: a frame now and then only shows that the
+            # camera is still there (on a Pi the CPU is better spent on the overhead camera).
+            self._reader_idle_at = self.monotonic() + READER_IDLE_SECONDS
+            self.reader_tracker.reset()
             return
         r = self.cfg.reader
         sightings = recognize(self.reader_window.mask(frame), mode=r["mode"],

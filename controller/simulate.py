@@ -128,7 +128,8 @@ class VirtualTable:
         """One overhead frame of the table as it lies now. Nothing moves between two
         changes, so the scene is drawn once per change and each frame adds the sensor's
         own faults (noise, JPEG) afresh, as a fixed camera would see it."""
-        from vision.synth import _camera_faults, compose_frame
+        from vision.synth import compose_frame
+        from vision.synth_window import sensor
         key = tuple(sorted((str(c), at, r) for c, (at, r) in self.on_table.items()))
         if key != self._scene_key:
             placements = [{"card": c, "at": at, "rotation": r} for c, (at, r) in self.on_table.items()]
@@ -148,8 +149,8 @@ class VirtualTable:
             secret.discard(self.truth.upcard)
             if secret & set(self.on_table):
                 self.stats.face_up_secrets += 1
-        sensor = {k: v for k, v in self.conditions.items() if k in ("noise", "jpeg")}
-        return _camera_faults(self._scene, self._np(), sensor)
+        return sensor(self._scene, self._np(), self.conditions.get("noise", 0.0),
+                      self.conditions.get("jpeg"))
 
     def _reader_frame(self):
         """One frame of the reader camera under the plate: the card lying on it, if any."""

@@ -258,6 +258,10 @@ class ReaderTracker:
         self._done = False          # this episode gave its read or its error
         self._active = False
 
+    def reset(self) -> None:
+        """Forget the stay in progress (the deal is over, or a new one starts)."""
+        self._counts, self._empty, self._done, self._active = {}, 0, False, False
+
     def update(self, sightings: Iterable) -> list:
         named, present = [], False
         for s in sightings:

@@ -307,7 +307,10 @@ def test_the_reader_camera_deals_sealed_and_its_faults_are_retried(tmp_path):
     assert sum('"sealed"' in b for b in bodies) == 5
     assert not any(f'"{c}"' in b for b in bodies for c in W_CARDS)
     assert any("Cards for West" in s for s in rec.said)
-    reader.fail = True                      # unplugged while running
+    reader.fail = True                      # unplugged while running, after the deal:
+    svc.step()                              # outside the deal it is looked at once a second
+    assert "reader" not in svc.faults
+    clock.t += 1.5
     svc.step()
     assert "reader" in svc.faults and svc.reader_camera is None
     # A restart in mid-hand opens the sealed cards with the table's key.
