@@ -62,6 +62,29 @@ def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card:
     return deck
 
 
+def _stay(card, cond, frame_seed, design, mode, deck, decoder, size, masked, episode, k):
+    """A card lying still while the reader camera takes ``episode`` frames (the scene once,
+    then each frame with its own sensor noise and JPEG): the reader tracker's events, the
+    first frame's sightings and its CPU ms."""
+    scene, truth = window_scene(card, size=size, rng=frame_seed, deck=design,
+                                sticker=(mode == "sticker"), **cond)
+    window = ReaderWindow(window_of(truth, size) if masked else (0.0, 0.0, 1.0, 1.0))
+    zones = window.for_frame(scene)
+    tracker = ReaderTracker(k=k, m=2)
+    noise_rng = np.random.default_rng(frame_seed)
+    events, first, first_ms = [], None, None
+    for _ in range(episode):
+        img = sensor(scene, noise_rng, cond.get("noise", 0.0), cond.get("jpeg"))
+        t0 = time.process_time()
+        found = recognize(window.mask(img), mode=mode, deck=deck, decoder=decoder, zones=zones,
+                          refusals=True)
+        ms = (time.process_time() - t0) * 1e3
+        if first is None:
+            first, first_ms = found, ms
+        events += tracker.update(found)
+    return events, first, first_ms
+
+
 def _count_episode(r: dict, card, events) -> None:
     """The table's view: what the reader tracker made of a card's stay on the plate."""
     reads = [e["card"] for e in events if e["type"] == "read"]
@@ -91,27 +114,23 @@ def run_design(design: str, modes, frames: int, seed: int, size=(640, 480), deco
         card = DECK[int(rng.integers(len(DECK)))] if rng.random() >= 0.1 else None
         cond = random_window_conditions(rng, build=build)
         frame_seed = int(rng.integers(1 << 31))
+        # If the table asks for the card again, the dealer lays it again: another turn
+        # and place in the guide (and so another place under the reader's glare).
+        again = dict(cond, card_turn=float(rng.uniform(-5, 5)) + (180.0 if rng.random() < 0.5 else 0.0),
+                     card_shift_mm=tuple(map(float, rng.uniform(-2.5, 2.5, 2))))
+        again_seed = int(rng.integers(1 << 31))
         for mode in modes:
-            # The card lies still while the reader camera takes a few frames: the scene
-            # once, then each frame with its own sensor noise and JPEG.
-            scene, truth = window_scene(card, size=size, rng=frame_seed, deck=design,
-                                        sticker=(mode == "sticker"), **cond)
-            window = ReaderWindow(window_of(truth, size) if masked else (0.0, 0.0, 1.0, 1.0))
-            zones = window.for_frame(scene)
-            tracker = ReaderTracker(k=k, m=2)
-            noise_rng = np.random.default_rng(frame_seed)
-            events, first = [], None
-            for n in range(episode):
-                img = sensor(scene, noise_rng, cond.get("noise", 0.0), cond.get("jpeg"))
-                t0 = time.process_time()
-                found = recognize(window.mask(img), mode=mode, deck=deck, decoder=decoder,
-                                  zones=zones, refusals=True)
-                ms = (time.process_time() - t0) * 1e3
-                if first is None:
-                    first = found
-                    out[mode]["ms"].append(ms)
-                events += tracker.update(found)
+            events, first, ms = _stay(card, cond, frame_seed, design, mode, deck, decoder, size,
+                                      masked, episode, k)
+            out[mode]["ms"].append(ms)
             _count_episode(out[mode], card, events)
+            if card is not None and [e["card"] for e in events if e["type"] == "read"] != [str(card)]:
+                events2, _, _ = _stay(card, again, again_seed, design, mode, deck, decoder, size,
+                                      masked, episode, k)
+                reads = [e["card"] for e in events2 if e["type"] == "read"]
+                r = out[mode]
+                r["second_lay_read"] = r.get("second_lay_read", 0) + (reads == [str(card)])
+                r["second_lay_wrong"] = r.get("second_lay_wrong", 0) + any(x != str(card) for x in reads)
             found = first
             named = [s["card"] for s in found if s["card"]]
             r = out[mode]
@@ -188,12 +207,14 @@ def main(argv=None) -> int:
     for m in modes:
         ep = {k: sum(results[d][m].get(k, 0) for d in decks)
               for k in ("episodes", "episodes_read", "episodes_refused", "episodes_wrong",
-                        "episodes_empty")}
+                        "episodes_empty", "second_lay_read", "second_lay_wrong")}
         totals[m]["episodes"] = ep
         print(f"TOTAL {m}, per card as the table deals it ({args.episode} frames on the plate, "
-              f"k = 3 agreeing): {ep['episodes_read']}/{ep['episodes']} read, "
-              f"{ep['episodes_refused']} asked to lay again, {ep['episodes_wrong']} wrong "
-              f"(of which empty window: {ep['episodes_empty']} shown)")
+              f"k = 3 agreeing): {ep['episodes_read']}/{ep['episodes']} read at the first lay, "
+              f"{ep['episodes_refused']} asked to lay again, {ep['episodes_wrong']} wrong; "
+              f"read at the second lay {ep['second_lay_read']} more "
+              f"({ep['second_lay_wrong']} wrong); the empty window shown "
+              f"{ep['episodes_empty']} times")
     for m in modes:
         t = totals[m]
         medians = [statistics.median(results[d][m]["ms"]) for d in decks]
@@ -213,7 +234,8 @@ def main(argv=None) -> int:
         with open(args.json, "w") as f:
             json.dump({"seed": args.seed, "size": [w, h], "frames": args.frames,
                        "totals": totals, "designs": results}, f, indent=1, default=str)
-    return 1 if any(t["wrong"] or t["episodes"]["episodes_wrong"] for t in totals.values()) else 0
+    return 1 if any(t["wrong"] or t["episodes"]["episodes_wrong"] or t["episodes"]["second_lay_wrong"]
+                    for t in totals.values()) else 0
 
 
 if __name__ == "__main__":
