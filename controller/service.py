@@ -388,13 +388,12 @@ class TableService:
 
 def build_devices(cfg: TableConfig) -> dict:
     """The real devices the configuration names. Only the service's entry point calls this."""
+    from vision.sources import open_source
     devices: dict = {}
     if cfg.camera is not None:
-        from vision.sources import open_source
         camera_cfg = dict(cfg.camera)
         devices["open_camera"] = lambda: open_source(camera_cfg)
     if cfg.reader is not None and cfg.reader.get("camera") is not None:
-        from vision.sources import open_source
         reader_cfg = dict(cfg.reader["camera"])
         devices["open_reader_camera"] = lambda: open_source(reader_cfg)
     if cfg.display is not None:

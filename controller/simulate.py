@@ -435,7 +435,6 @@ def simulate(rules: Rules, seed: int, out_dir: Path, computer_seat: str = "W",
                                  people_level=people_level, size=size, conditions=conditions,
                                  screen=screen, speaker=speaker, clock=clock, budget=budget)
     ctl = service.ctl
-    event_log = service.log
     hands = 0
     while ctl.referee.state["winner"] is None:
         hands += 1
