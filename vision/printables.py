@@ -110,7 +110,7 @@ def render_reader_window_page(px_per_mm: float = 8.0):
         d.text((18 * k, (ty + 6 + 5 * i) * k),
                f"{name} ({fov:.0f}° across): d ≈ {camera_distance_mm(fov):.0f} mm", font=small, fill=0)
     d.text((14 * k, (ty + 24) * k), "Then check: euchre-table recognize FRAME.png --json names the "
-           "card; set [reader] window from a frame of the empty reader.", font=small, fill=0)
+           "card; euchre-table mat --reader-window FRAME.png prints [reader] window.", font=small, fill=0)
     return img
 
 

@@ -379,7 +379,7 @@ def sensor(frame, rng, noise: float = 0.0, jpeg: Optional[int] = None):
 def window_of(truth, size, margin: float = 0.02) -> list:
     """The reader ``window`` setting (fractions of the frame) for a frame's guide opening:
     its bounding box and ``margin`` (a fraction of the frame) around it, as a player sets
-    it from a picture of the empty reader."""
+    it with `mat --reader-window` from a frame of the reader."""
     w, h = size
     o = np.asarray(truth["opening"], np.float64)
     x0, y0 = o.min(axis=0) / [w, h] - margin

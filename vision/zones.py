@@ -92,6 +92,20 @@ class ReaderWindow:
         out[b:d, a:c] = frame[b:d, a:c]
         return out
 
+    @classmethod
+    def around_card(cls, corners, shape, margin: float = 0.12) -> "ReaderWindow":
+        """The window for a reader whose guide holds a card at ``corners`` (image px) in
+        frames of ``shape``: the card's bounding box and ``margin`` of its size round it
+        (the guide's opening is a little larger than a card, and a card lies a few mm off
+        or tilted)."""
+        import numpy as np
+        c = np.asarray(corners, np.float64).reshape(-1, 2)
+        h, w = int(shape[0]), int(shape[1])
+        (x0, y0), (x1, y1) = c.min(axis=0), c.max(axis=0)
+        mx, my = margin * (x1 - x0), margin * (y1 - y0)
+        return cls([max(0.0, (x0 - mx) / w), max(0.0, (y0 - my) / h),
+                    min(1.0, (x1 + mx) / w), min(1.0, (y1 + my) / h)])
+
     def for_frame(self, frame_or_shape):
         """The point → zone callable for frames of this size (an image or its shape)."""
         shape = getattr(frame_or_shape, "shape", frame_or_shape)

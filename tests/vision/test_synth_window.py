@@ -85,3 +85,22 @@ def test_the_window_benchmark_runs_short(capsys):
                  "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "TOTAL sticker" in out and "0 wrong" in out
+
+
+@needs_art
+def test_mat_reader_window_sets_the_window_round_the_card_in_the_guide(tmp_path, capsys):
+    import cv2
+    from controller.cli import main
+    img, truth = compose_window_frame("QD", rng=4, card_turn=3, card_shift_mm=(2.0, -1.5))
+    cv2.imwrite(str(tmp_path / "f.png"), img)
+    assert main(["mat", "--reader-window", str(tmp_path / "f.png")]) == 0
+    line = capsys.readouterr().out
+    win = [float(v) for v in line.split("[")[1].split("]")[0].split(",")]
+    x0, y0, x1, y1 = win
+    q = truth["corners"] / [640, 480]
+    assert x0 < q[:, 0].min() and x1 > q[:, 0].max() and y0 < q[:, 1].min() and y1 > q[:, 1].max()
+    assert x1 - x0 < 0.9 and y1 - y0 < 0.9          # and not the whole frame
+    empty, _ = compose_window_frame(None, rng=4)
+    cv2.imwrite(str(tmp_path / "e.png"), empty)
+    assert main(["mat", "--reader-window", str(tmp_path / "e.png")]) == 2
+    assert "lay exactly one card" in capsys.readouterr().err
