@@ -93,6 +93,7 @@ class TableService:
         self.tracker = Tracker(k=cfg.vision["k"], m=cfg.vision["m"], rack_seat=rack,
                                rack_face_up=practice_rack)
         self._prime_tracker()
+        self.ctl.exposed = lambda: set(self.tracker.placed())
         self.zones = None
         if cfg.vision.get("zones"):
             from vision.zones import Calibration

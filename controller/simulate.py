@@ -164,7 +164,8 @@ class VirtualTable:
                       self.reader_conditions.get("jpeg"))
 
     def reader_window(self) -> list:
-        """The reader's window setting, from a picture of the empty reader (as at set-up)."""
+        """The reader's window setting: the guide's opening and a little round it (what
+        `mat --reader-window` prints at set-up)."""
         from vision.synth_window import compose_window_frame, window_of
         _, truth = compose_window_frame(None, size=self.size, rng=1, **self.reader_conditions)
         return window_of(truth, self.size)

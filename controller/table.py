@@ -62,6 +62,9 @@ class TableController:
         self._secrets: list = []          # (seq, plain event) sealed in this hand, unrevealed
         self._hidden_discards: dict = {}  # computer seat -> the card it laid aside face down
         self.dealt_cards: dict = {}       # seat -> cards dealt to it through the reader, this hand
+        # Cards lying face up in view of everyone (the service passes the overhead
+        # tracker's): one laid by mistake from the rack is no secret any more.
+        self.exposed: Callable[[], set] = set
         # Resume: the state is a pure fold of the log, so replaying it is the restart.
         replayed = 0
         for rec in event_log.records():
@@ -244,7 +247,7 @@ class TableController:
         hidden |= set(self._hidden_discards.values())
         if st.get("upcard"):
             hidden.discard(Card(st["upcard"]))
-        return hidden
+        return hidden - {Card(c) for c in self.exposed()}
 
     def redact(self, text: str) -> str:
         """``text``, or a neutral line in its place when it names a hidden card (a

@@ -180,6 +180,11 @@ def test_a_redacted_reason_never_names_a_hidden_card(tmp_path):
     assert ctl.status().message == said[-1]
     ctl.announce("Cards for West: 5 of 5")
     assert said[-1] == "Cards for West: 5 of 5"
+    # A card laid face up by mistake is seen by everyone: naming it hides nothing.
+    ctl.exposed = lambda: {"AH"}
+    ctl.announce("North cannot hold the A♥: it was dealt to West")
+    assert said[-1] == "North cannot hold the ace of hearts: it was dealt to West"
+    ctl.exposed = set
     # The log holds the dealt cards sealed only.
     assert all("card" not in r.event() for r in log.records() if r.event()["type"] == "sealed")
     assert not any('"AH"' in r.body for r in log.records())
