@@ -150,6 +150,12 @@ class TableController:
             # The screen has one line: the first sentence says what just happened; the
             # arrow already shows whose turn it is.
             self.last_message = v.message.split(". ")[0]
+        if v.ok and v.effect == "undo" and self.referee.corrections:
+            undone = self.referee.corrections[-1].get("undone_seq")
+            if undone in {s for s, _ in self._secrets}:
+                # The referee's words would name the card taken back: it stays sealed.
+                self.last_message = f"Undone by the director: #{undone}, a card read face down"
+                self._untrack(dict(self._secrets)[undone])
         if not v.ok and v.reason:
             self._say(v.reason, priority=True)
         elif v.revoke:
@@ -176,13 +182,29 @@ class TableController:
                 pass
         if kind == "dealt" and event.get("seat") in self.computers:
             c = self.computers[event["seat"]]
-            c.slots[Card(event["card"])] = len(c.slots)
+            # The first free slot (a card taken back by the director frees its slot).
+            c.slots[Card(event["card"])] = min(set(range(len(c.slots) + 1)) - set(c.slots.values()))
         elif kind == "discard" and event.get("seat") in self.computers and event.get("card"):
             c = self.computers[event["seat"]]
             self._hidden_discards[event["seat"]] = Card(event["card"])
             up = self.referee.state.get("upcard")
             if up and Card(up) not in c.slots:
                 c.slots[Card(up)] = 5
+
+    def _untrack(self, event: dict) -> None:
+        """Forget a dealt card the director took back (its slot is free again)."""
+        if event.get("type") != "dealt":
+            return
+        try:
+            card = Card(event["card"])
+        except (KeyError, ValueError):
+            return
+        cards = self.dealt_cards.get(event.get("seat"), [])
+        if card in cards:
+            cards.remove(card)
+        comp = self.computers.get(event.get("seat"))
+        if comp is not None:
+            comp.slots.pop(card, None)
 
     # ------------------------------------------------------------------ computer seats
     def _computer_turns(self) -> None:
@@ -318,7 +340,9 @@ class TableController:
         if seats is not None:
             seats.show_turn(st["to_act"], computer=st["to_act"] in self.computers)
         if self.panel is not None:
-            view = self.referee.view(st["to_act"]) if st["to_act"] else None
+            # The computer bids by itself; its legal plays would list its cards.
+            view = self.referee.view(st["to_act"]) if st["to_act"] and \
+                st["to_act"] not in self.computers else None
             # A person's cards are unknown, but bids do not depend on them: the view of
             # the seat to act lists its legal bids all the same.
             self.panel.set_legal([str(a) for a in view.legal] if view is not None else [])

@@ -180,6 +180,13 @@ def test_a_redacted_reason_never_names_a_hidden_card(tmp_path):
     assert ctl.status().message == said[-1]
     ctl.announce("Cards for West: 5 of 5")
     assert said[-1] == "Cards for West: 5 of 5"
+    # The director takes back the last card read: the screen does not name it.
+    ctl.submit({"type": "undo", "by": "director"})
+    assert ctl.status().message.startswith("Undone by the director: #") and \
+        "read face down" in ctl.status().message
+    assert Card("10S") not in ctl.computers["W"].slots and len(ctl.dealt_cards["W"]) == 4
+    ctl.submit({"type": "dealt", "seat": "W", "card": "10S"})
+    assert ctl.computers["W"].slots[Card("10S")] == 4
     # A card laid face up by mistake is seen by everyone: naming it hides nothing.
     ctl.exposed = lambda: {"AH"}
     ctl.announce("North cannot hold the A♥: it was dealt to West")
