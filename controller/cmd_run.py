@@ -57,7 +57,13 @@ def run(args) -> int:
     except ValueError as exc:
         print(f"euchre-table run: {exc}", file=sys.stderr)
         return 2
-    return TableService(cfg, **devices).run()
+    from controller.secrecy import SealError
+    try:
+        service = TableService(cfg, **devices)
+    except SealError as exc:
+        print(f"euchre-table run: {exc}", file=sys.stderr)
+        return 2
+    return service.run()
 
 
 def _reader_words(cfg) -> str:

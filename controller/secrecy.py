@@ -77,6 +77,14 @@ class Sealer:
         revealed in the log)."""
         path = Path(state_dir) / KEY_FILE
         try:
+            return cls._make(path)
+        except OSError as exc:
+            raise SealError(f"the sealing key {path} cannot be read or made ({exc.strerror or exc}): "
+                            "the state directory must be writable by the table's user") from None
+
+    @classmethod
+    def _make(cls, path: Path) -> "Sealer":
+        try:
             return cls(bytes.fromhex(path.read_text().strip()))
         except FileNotFoundError:
             pass

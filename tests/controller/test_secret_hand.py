@@ -239,3 +239,19 @@ def test_the_computers_discard_is_sealed_unsaid_and_revealed_when_the_hand_ends(
     plain = [e for _, e in read_events(path)]
     assert not any(e["type"] in ("sealed", "reveal") for e in plain)
     assert sorted(e["card"] for e in plain if e["type"] == "dealt") == sorted(hand)
+
+
+def test_the_sealing_key_file_and_other_tables_keys(tmp_path):
+    import os
+    from controller.secrecy import SealError
+    key = Sealer.for_state_dir(tmp_path)
+    path = tmp_path / "hand-seal.key"
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+    sealed = key.seal({"type": "dealt", "seat": "W", "card": "QS"})
+    assert Sealer.for_state_dir(tmp_path).open(sealed)["card"] == "QS"     # the same key again
+    other = tmp_path / "other"
+    with pytest.raises(SealError, match="does not open"):
+        Sealer.for_state_dir(other).open(sealed)
+    path.write_text("not hex\n")
+    with pytest.raises(SealError, match="not a sealing key"):
+        Sealer.for_state_dir(tmp_path)
