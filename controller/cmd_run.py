@@ -47,7 +47,7 @@ def run(args) -> int:
               f"{', '.join(cfg.computer_seats) or 'none'}{_reader_words(cfg)})")
         if cfg.reader is not None and cfg.reader["kind"] == "window" and cfg.reader["mode"] == "plain":
             # Measured by bench.vision_window: say it where the choice is made.
-            print("note: plain cards through the reader window are misread about once in 200 "
+            print("note: plain cards through the reader window are misread about once in 100-200 "
                   "in the benchmark (docs/vision.md); stickers read there without a miss")
         return 0
     from controller.service import TableService, build_devices
