@@ -27,8 +27,6 @@ events with its key when it replays the log after a restart in the middle of a h
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import json
 import os
 import re
@@ -40,6 +38,7 @@ KEY_FILE = "hand-seal.key"
 """The key's file name in the table's state directory (mode 0600)."""
 
 SEALED_KINDS = ("dealt", "discard")
+_AAD = b"euchre-table sealed event"
 
 
 class SealError(RuntimeError):
@@ -56,19 +55,14 @@ def is_secret(event) -> bool:
 
 
 class Sealer:
-    """Seals and opens events with a 32-byte key.
-
-    Why the standard library and not a crypto package: a sealed event is a few dozen
-    bytes, and HMAC-SHA256 used as a keyed pseudo-random function (a keystream from a
-    fresh random nonce, then a MAC over nonce and ciphertext: encrypt-then-MAC) hides it
-    and detects a wrong key without a compiled dependency on the Pi.
-    """
+    """Seals and opens events with a 32-byte key (AES-256-GCM from the ``cryptography``
+    package: it hides the event and detects a wrong key or a damaged box)."""
 
     def __init__(self, key: bytes):
-        if not isinstance(key, (bytes, bytearray)) or len(key) < 16:
-            raise ValueError("a sealing key is at least 16 random bytes")
-        self._enc = hmac.new(bytes(key), b"euchre-table seal: keystream", hashlib.sha256).digest()
-        self._mac = hmac.new(bytes(key), b"euchre-table seal: mac", hashlib.sha256).digest()
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+        if not isinstance(key, (bytes, bytearray)) or len(key) != 32:
+            raise ValueError("a sealing key is 32 random bytes")
+        self._aead = AESGCM(bytes(key))
 
     @classmethod
     def for_state_dir(cls, state_dir) -> "Sealer":
@@ -109,38 +103,30 @@ class Sealer:
             os.close(dfd)
         return cls(key)
 
-    def _stream(self, nonce: bytes, n: int) -> bytes:
-        out, block = b"", 0
-        while len(out) < n:
-            out += hmac.new(self._enc, nonce + block.to_bytes(4, "big"), hashlib.sha256).digest()
-            block += 1
-        return out[:n]
-
     def seal(self, event: dict) -> dict:
         """The sealed form of a secret event: only ``type``, ``kind`` and ``seat`` readable."""
         plain = json.dumps(event, sort_keys=True, ensure_ascii=False).encode()
-        nonce = secrets.token_bytes(16)
-        body = bytes(a ^ b for a, b in zip(plain, self._stream(nonce, len(plain))))
-        tag = hmac.new(self._mac, nonce + body, hashlib.sha256).digest()[:16]
-        sealed = {"type": "sealed", "kind": event.get("type"),
-                  "box": base64.b64encode(nonce + body + tag).decode()}
+        nonce = secrets.token_bytes(12)
+        box = nonce + self._aead.encrypt(nonce, plain, _AAD)
+        sealed = {"type": "sealed", "kind": event.get("type"), "box": base64.b64encode(box).decode()}
         if event.get("seat"):
             sealed["seat"] = event["seat"]
         return sealed
 
     def open(self, sealed: dict) -> dict:
         """The plain event of a sealed one; SealError when it was not sealed with this key."""
+        from cryptography.exceptions import InvalidTag
         try:
             raw = base64.b64decode(str(sealed["box"]), validate=True)
         except (KeyError, ValueError):
             raise SealError("a sealed event without a readable box") from None
-        if len(raw) < 33:
+        if len(raw) < 12 + 16 + 1:
             raise SealError("a sealed event too short to hold a card")
-        nonce, body, tag = raw[:16], raw[16:-16], raw[-16:]
-        if not hmac.compare_digest(tag, hmac.new(self._mac, nonce + body, hashlib.sha256).digest()[:16]):
+        try:
+            plain = self._aead.decrypt(raw[:12], raw[12:], _AAD)
+        except InvalidTag:
             raise SealError("a sealed event that this table's key does not open (the key file "
-                            "was replaced, or the log comes from another table)")
-        plain = bytes(a ^ b for a, b in zip(body, self._stream(nonce, len(body))))
+                            "was replaced, or the log comes from another table)") from None
         return json.loads(plain.decode())
 
 
