@@ -179,7 +179,7 @@ def calibrate_live_pass(shots: Shots, design: str, cards) -> tuple:
     except (CalibrationError, ValueError, RuntimeError) as exc:
         deck, faces, error = None, {}, str(exc)
     taken = len(faces) if deck is not None else max(0, min(cam.asked, len(cards) + 1) - 1)
-    return deck, {"ok": deck is not None, "error": error, "cards_taken": taken, "frames": cam.frames,
+    return deck, {"ok": deck is not None, "error": error, "cards_taken": taken, "cards": len(cards), "frames": cam.frames,
                   "cpu_s": round(time.process_time() - t0, 1)}
 
 
@@ -271,7 +271,7 @@ def report(results, out=sys.stdout) -> list:
                 text = f"exit {cal['exit']}" + ("" if cal["deck"] else ", no deck") + \
                     (f": {cal['said'][-1][:22]}" if cal["said"] else "")
             else:
-                text = ("ok" if cal["ok"] else "FAILED") + f" ({cal['cards_taken']}/24, {cal['frames']} frames)"
+                text = ("ok" if cal["ok"] else "FAILED") + f" ({cal['cards_taken']}/{cal['cards']}, {cal['frames']} frames)"
             clean = collections.Counter(v["counts"].get("play", {}))
             hard = collections.Counter()
             for k in HARD:
@@ -320,9 +320,10 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="only tables whose key starts with one of these (comma-separated)")
     ap.add_argument("--seed", type=int, default=0, help="the world's seed (tables, cards, renders)")
     ap.add_argument("--frames", default="", help="frames of play per design (as for generate)")
-    ap.add_argument("--samples", type=int, default=24, help="Cycles samples when frames must be rendered")
+    ap.add_argument("--samples", type=int, default=16, help="Cycles samples when frames must be rendered")
     ap.add_argument("--no-render", action="store_true", help="fail rather than render missing frames")
     ap.add_argument("--no-live", action="store_true", help="skip the live calibration and the Python reader")
+    ap.add_argument("--cards", help="only these cards (a quick check, e.g. 9S,KH,QD,AC); default all 24")
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--keep", metavar="DIR", help="keep the photos, decks and answers here")
     args = ap.parse_args(argv)
@@ -340,7 +341,7 @@ def main(argv=None) -> int:
     if not tables:
         print(f"no table matches --only {args.only}", file=sys.stderr)
         return 2
-    cards = [str(c) for c in DECK]
+    cards = [str(Card(c)) for c in args.cards.split(",")] if args.cards else [str(c) for c in DECK]
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="euchre-blender-"))
     results = []
     t_start = time.time()

@@ -136,7 +136,7 @@ def _frame_record(table: W.Table, frame: W.Frame, truth: list, took: dict) -> di
             "extra_lights": frame.extra_lights, "cards": truth, "render": took}
 
 
-def render_table(table: W.Table, frames: list, samples: int = 24, log=print, batch: int = 12) -> dict:
+def render_table(table: W.Table, frames: list, samples: int = 16, log=print, batch: int = 12) -> dict:
     """Render the frames of one table that are not in the cache yet and write their
     truth; returns ``{"rendered": n, "cpu_s": total}``."""
     tdir = table_dir(table)
@@ -200,7 +200,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="only tables whose key starts with one of these (comma-separated)")
     ap.add_argument("--frames", default="", help="frames of play per design, e.g. play=4,hand=2,overlap=1,glare=1")
     ap.add_argument("--cards", help="only these cards (comma-separated, e.g. 9S,AH); default all 24")
-    ap.add_argument("--samples", type=int, default=24, help="Cycles samples per pixel (adaptive)")
+    ap.add_argument("--samples", type=int, default=16, help="Cycles samples per pixel (adaptive)")
     ap.add_argument("--list", action="store_true", help="list the tables and stop")
     args = ap.parse_args(argv)
     try:

@@ -78,11 +78,11 @@ def draw_develop(kind: str, rng) -> Develop:
     u = lambda a, b: float(rng.uniform(a, b))
     if kind.startswith("webcam"):
         return Develop("webcam", blur=u(0.5, 1.0), vignette=u(1.0, 2.5), vignette_lens=u(0.0, 0.3),
-                       ae_target=u(0.13, 0.2), ae_bias_ev=u(-0.5, 0.4), max_gain=u(6, 16),
+                       ae_target=u(0.15, 0.22), ae_bias_ev=u(-0.3, 0.5), max_gain=u(6, 16),
                        full_well=u(1500, 5000), read_noise=u(2, 8), crosstalk=u(0.15, 0.3), ccm=u(0.5, 0.9),
                        awb="grey" if rng.random() < 0.7 else "mixed", awb_strength=u(0.6, 0.95),
                        awb_error=(u(-0.1, 0.1), u(-0.1, 0.1)), tone="standard", lift=u(0.02, 0.08),
-                       drop=u(0.0, 0.08), contrast=u(-0.15, 0.1), saturation=u(0.7, 1.0), denoise=0.0,
+                       drop=u(0.0, 0.05), contrast=u(-0.15, 0.1), saturation=u(0.7, 1.0), denoise=0.0,
                        sharpen=u(0.3, 1.0), sharpen_radius=u(1.0, 1.6), jpeg=int(rng.integers(60, 86)),
                        lateral_colour=u(0.002, 0.008))
     if kind == "phone":

@@ -166,16 +166,26 @@ def wood(g, bsdf, t):
     off = g.combine(g.math("MULTIPLY", board, 3.7), g.math("MULTIPLY", board, t["pith_spread_m"]),
                     g.math("ADD", g.math("MULTIPLY", board, 0.6 * t["pith_depth_m"]), t["pith_depth_m"]))
     q = g.vmath("ADD", p, off)
-    q = g.mapping(q, rotation=(math.radians(t["dip_deg"]), 0, math.radians(t["taper_deg"])))
+    # The log's axis dips into the plank and runs a little across it: the plank's face
+    # cuts the rings at a slant, and they close into arches.
+    q = g.mapping(q, rotation=(0, math.radians(t["dip_deg"]), math.radians(t["taper_deg"])))
     # The rings wander slowly (a smooth noise bends them), as a tree's growth does.
     wob = g.noise(g.mapping(q, scale=(0.15, 1, 1)), 8.0, detail=1.0, rough=0.4)
     q = g.vmath("ADD", q, g.combine(0, g.math("MULTIPLY", g.math("SUBTRACT", wob, 0.5), t["ring_wobble"] * 0.004), 0))
+    # Years of fast and slow growth: ring widths vary from ring to ring (a noise of the
+    # distance from the pith shifts the rings' phase).
+    qx, qy, qz = g.xyz(q)
+    radius = g.math("SQRT", g.math("ADD", g.math("MULTIPLY", qy, qy), g.math("MULTIPLY", qz, qz)))
+    years = g.noise(g.combine(g.math("MULTIPLY", radius, t["ring_scale"] * 20 / (2 * math.pi) / 3), 0.5, 0.5),
+                    1.0, detail=1.0, rough=0.5)
     wave = g.node("ShaderNodeTexWave", {"Scale": t["ring_scale"], "Distortion": 0.0, "Detail": 0.0},
                   wave_type="RINGS", rings_direction="X", wave_profile="SAW")
     g.set(wave.inputs["Vector"], q)
+    g.set(wave.inputs["Phase Offset"], g.math("MULTIPLY", g.math("SUBTRACT", years, 0.5),
+                                              2 * math.pi * t.get("ring_irregular", 1.5)))
     ring = wave.outputs["Fac"]
     late = g.math("POWER", ring, t["late_sharp"])
-    colour = g.ramp(late, [(0.0, t["early"]), (0.35, t["early"]), (1.0, t["late"])])
+    colour = g.ramp(late, [(0.0, t["early"]), (0.45, t["early"]), (0.85, t["late"]), (1.0, t["late"])])
     # Fibres: noise stretched along the grain.
     fib = g.noise(g.mapping(q, scale=(t["fibre_stretch"], 1, 1)), t["fibre_scale"], detail=4, rough=0.6)
     colour = g.mix(g.math("MULTIPLY", g.math("SUBTRACT", fib, 0.5), t["fibre_amount"]), colour,
@@ -461,8 +471,9 @@ def build_hand(h):
             colour = g.mix(g.math("MULTIPLY", g.math("SUBTRACT", blotch, 0.5), 0.15), tone, (0.5, 0.1, 0.1),
                            "LINEAR_LIGHT")
             g.link(colour, bsdf.inputs["Base Color"])
-            set_bsdf(g, bsdf, rough=0.5, spec=0.35, sss=0.12, sss_colour=tone,
-                     sss_radius=(0.004, 0.0016, 0.0009))
+            # Skin scatters light under its surface, red light furthest.
+            set_bsdf(g, bsdf, rough=0.45, spec=0.4, sss=0.35, sss_colour=tone,
+                     sss_radius=(0.0036, 0.0014, 0.0008))
             bump(g, bsdf, blotch, 0.1, 0.0002)
         else:
             relief, var, _ = weave(g, g.node("ShaderNodeTexCoord").outputs["Object"], 0.0012)
@@ -557,6 +568,7 @@ def setup_render(r, out_dir):
     sc.cycles.caustics_reflective = False
     sc.cycles.caustics_refractive = False
     sc.cycles.blur_glossy = 1.0
+    sc.cycles.sample_clamp_indirect = 5.0    # no fireflies from rare indirect paths
     sc.render.threads_mode = "FIXED"
     sc.render.threads = r.get("threads", 1)
     sc.render.resolution_x, sc.render.resolution_y = r["canvas"]

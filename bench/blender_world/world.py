@@ -111,10 +111,11 @@ def table_spec(kind: str, rng: np.random.Generator) -> dict:
                 "board_m": float(rng.uniform(0.08, 0.2)), "board_len_m": float(rng.uniform(1.2, 2.5)),
                 "board_offset": float(rng.uniform(0.2, 0.8)), "joint_m": float(rng.uniform(0.0003, 0.0012)),
                 "pith_depth_m": float(rng.uniform(0.03, 0.15)), "pith_spread_m": float(rng.uniform(0.1, 0.4)),
-                "dip_deg": float(rng.uniform(-3, 3)), "taper_deg": float(rng.uniform(-2, 2)),
+                "dip_deg": float(rng.choice([-1, 1]) * rng.uniform(0.8, 3.0)), "taper_deg": float(rng.uniform(-2, 2)),
                 # Wave rings: one period is 2*pi/20 units of the scaled coordinate.
                 "ring_scale": float(2 * math.pi / 20 / (ring_mm * rng.uniform(0.7, 1.4) / 1000.0)),
-                "ring_wobble": float(rng.uniform(1.0, 4.0)), "late_sharp": float(rng.uniform(1.5, 3.0)),
+                "ring_wobble": float(rng.uniform(1.0, 4.0)), "late_sharp": float(rng.uniform(1.2, 2.5)),
+                "ring_irregular": float(rng.uniform(1.0, 2.5)),
                 "fibre_stretch": 0.04, "fibre_scale": float(rng.uniform(150, 400)), "fibre_amount": fibre,
                 "pore_scale": float(rng.uniform(800, 1500)), "pore_share": pores, "pore_dark": 0.6,
                 "board_tint": float(rng.uniform(0.1, 0.3)), "finish": dict(FINISHES[finish])}
@@ -320,19 +321,19 @@ def draw_mat(layout_name: str, rng, centre=(0.0, 0.0), rotation_deg: float = 0.0
 # the skin modifier's radii (across, up) at each joint. The arm's far end lies well
 # outside the frame, rising towards the shoulder.
 _HAND_JOINTS = {
-    "shoulder": (-620, -60, 300), "elbow": (-330, -25, 130), "forearm": (-170, -10, 88),
-    "wrist": (-25, 0, 58), "palm": (32, 0, 46),
-    "k1": (80, 27, 38), "k2": (86, 8, 38), "k3": (82, -11, 38), "k4": (72, -28, 39),
-    "m1": (114, 31, 28), "m2": (124, 9, 27), "m3": (116, -13, 28), "m4": (100, -34, 31),
-    "t1": (139, 33, 17), "t2": (151, 10, 15), "t3": (142, -15, 17), "t4": (121, -38, 22),
-    "th0": (12, 28, 45), "th1": (44, 50, 34), "th2": (70, 61, 25),
+    "shoulder": (-620, -60, 300), "elbow": (-330, -25, 130), "forearm": (-170, -10, 86),
+    "wrist": (-25, 0, 56), "palm": (30, 0, 46),
+    "k1": (80, 24, 38), "k2": (86, 7, 39), "k3": (82, -9, 38), "k4": (72, -24, 37),
+    "m1": (113, 26, 31), "m2": (123, 8, 32), "m3": (116, -11, 31), "m4": (100, -28, 30),
+    "t1": (138, 27, 18), "t2": (150, 9, 17), "t3": (141, -12, 18), "t4": (121, -31, 19),
+    "th0": (10, 27, 42), "th1": (42, 44, 32), "th2": (66, 51, 23),
 }
 _HAND_RADII = {
-    "shoulder": (50, 45), "elbow": (40, 35), "forearm": (33, 28), "wrist": (27, 18), "palm": (38, 14),
-    "k1": (10, 9), "k2": (10.5, 9), "k3": (10, 9), "k4": (9, 8),
-    "m1": (8.5, 8), "m2": (9, 8), "m3": (8.5, 8), "m4": (7.5, 7),
-    "t1": (7, 6.5), "t2": (7.5, 7), "t3": (7, 6.5), "t4": (6.5, 6),
-    "th0": (15, 13), "th1": (11, 10), "th2": (9, 8.5),
+    "shoulder": (50, 45), "elbow": (40, 35), "forearm": (33, 27), "wrist": (27, 17), "palm": (40, 15),
+    "k1": (9, 8.5), "k2": (9.5, 8.5), "k3": (9, 8.5), "k4": (8, 7.5),
+    "m1": (7.5, 7), "m2": (8, 7.5), "m3": (7.5, 7), "m4": (6.5, 6),
+    "t1": (6, 5.5), "t2": (6.5, 6), "t3": (6, 5.5), "t4": (5.5, 5),
+    "th0": (14, 12), "th1": (10.5, 9.5), "th2": (8.5, 8),
 }
 _HAND_BONES = [("shoulder", "elbow"), ("elbow", "forearm"), ("forearm", "wrist"), ("wrist", "palm"),
                ("palm", "k1"), ("palm", "k2"), ("palm", "k3"), ("palm", "k4"),
@@ -342,13 +343,21 @@ _SLEEVE = ["shoulder", "elbow", "forearm"]
 
 
 def hand_parts(tip_xy, reach_deg: float, lift_mm: float = 0.0, scale: float = 1.0, sleeve=None,
-               left: bool = False) -> list:
+               left: bool = False, spread: float = 1.0, curl: float = 1.0) -> list:
     """The arm and hand as skeletons for ``scene.py``: the middle finger's tip over table
-    point ``tip_xy`` (its lowest point ``15 * scale + lift_mm`` above the table), reaching
-    along compass angle ``reach_deg``; a sleeve (linear RGB) over the forearm or bare
-    skin; a left hand mirrors the right."""
+    point ``tip_xy`` (about ``17 * scale + lift_mm`` above the table), reaching along
+    compass angle ``reach_deg``; a sleeve (linear RGB) over the forearm or bare skin; a
+    left hand mirrors the right; ``spread`` fans the fingers, ``curl`` bends them."""
     names = list(_HAND_JOINTS)
-    p = np.array([_HAND_JOINTS[n] for n in names], float) * scale
+    p = np.array([_HAND_JOINTS[n] for n in names], float)
+    # A pose: fingers closer together or fanned out, bent more or less.
+    for n in names:
+        if n[0] in "kmt" and n[1:].isdigit():
+            i = names.index(n)
+            p[i, 1] *= spread
+            knuckle = np.array(_HAND_JOINTS["k" + n[1:]], float)
+            p[i, 2] = knuckle[2] + (p[i, 2] - knuckle[2]) * curl
+    p = p * scale
     if left:
         p[:, 1] *= -1
     tip = p[names.index("t2")].copy()
@@ -821,30 +830,36 @@ def lay_overlapping(cam: Camera, rng, cards, size) -> list:
 
 
 def reach_for(cam: Camera, rng, p: Placement, size, over: bool) -> dict:
-    """A hand reaching in from the frame's edge nearest the card: over it (covering the
-    near part of it) or stopping beside it."""
+    """A hand reaching in over the table from the frame's nearest edge: its middle
+    fingertip over the card (covering the near part of it) or just beside it."""
     w, h = cam.size
-    centre = np.asarray(cam.table_point(w / 2, h / 2)[:2])
     at = np.asarray(p.centre, float)
-    away = at - centre
-    base = math.degrees(math.atan2(away[1], away[0])) if np.linalg.norm(away) > 20 else rng.uniform(0, 360)
-    # The arm comes from beyond the card's side of the frame: it reaches back inwards.
-    reach = base + 180.0 + float(rng.uniform(-35, 35))
-    d = np.array([math.cos(math.radians(reach)), math.sin(math.radians(reach))])
-    L = size[1]
-    if over:
-        cover = float(rng.uniform(0.15, 0.5))
-        tip = at + d * L * (cover - 0.5)
-    else:
-        cover = 0.0
-        tip = at - d * (L / 2 + rng.uniform(8, 25))
-    lift = float(rng.uniform(0, 25) if over else rng.uniform(0, 40))
+    a = math.radians(p.rotation_deg)
+    up, right = np.array([-math.sin(a), math.cos(a)]), np.array([math.cos(a), math.sin(a)])
+    for _ in range(100):
+        if over:
+            tip = at + up * rng.uniform(-0.3, 0.3) * size[1] + right * rng.uniform(-0.3, 0.3) * size[0]
+        else:
+            # Beside the card: outside its outline by 8-25 mm, on a random side.
+            ang = rng.uniform(0, 2 * math.pi)
+            d = math.cos(ang) * right + math.sin(ang) * up
+            reach_out = min(abs(size[0] / 2 / (math.cos(ang) or 1e-9)), abs(size[1] / 2 / (math.sin(ang) or 1e-9)))
+            tip = at + d * (reach_out + rng.uniform(8, 25))
+        u, v = cam.project([[tip[0], tip[1], 0.0]])[0]
+        if 40 <= u <= w - 41 and 40 <= v <= h - 41:
+            break
+    # The arm comes from the nearest edge of the frame.
+    edges = [(u, (0.0, v)), (w - 1 - u, (w - 1.0, v)), (v, (u, 0.0)), (h - 1 - v, (u, h - 1.0))]
+    edge = min(edges, key=lambda e: e[0])[1]
+    e = cam.table_point(*edge)[:2]
+    reach = math.degrees(math.atan2(tip[1] - e[1], tip[0] - e[0])) + float(rng.uniform(-25, 25))
+    lift = float(rng.uniform(0, 20) if over else rng.uniform(0, 40))
     sleeve = srgb_to_linear(["#2c3e66", "#7a1f1f", "#3b3b3b", "#d9d4c7", "#4f6b3a", "#a0a0a0"][int(rng.integers(6))]) \
         if rng.random() < 0.5 else None
     skin = srgb_to_linear(["#f1c7a9", "#e0ac8a", "#c68a64", "#9c6444", "#6e4330", "#4a2d21"][int(rng.integers(6))])
-    return {"tip": tip.tolist(), "reach_deg": reach, "lift_mm": lift, "scale": float(rng.uniform(0.9, 1.1)),
-            "sleeve": sleeve, "skin": skin, "left": bool(rng.random() < 0.3), "over": over, "cover": cover,
-            "card": p.card}
+    return {"tip": tip.tolist(), "reach_deg": reach, "lift_mm": lift, "scale": float(rng.uniform(0.88, 1.05)),
+            "sleeve": sleeve, "skin": skin, "left": bool(rng.random() < 0.3), "over": over, "card": p.card,
+            "spread": float(rng.uniform(0.55, 1.2)), "curl": float(rng.uniform(0.8, 1.5))}
 
 
 # ---------------------------------------------------------------- the frames of a table
@@ -876,24 +891,24 @@ def table_frames(table: Table, counts=None, cards=None) -> list:
         out.append(Frame("empty", None, "empty", table.camera, [], seed=base_seed))
     for di, design in enumerate(table.designs):
         size = card_size(design, cards[0])
+        cal_cam, empty_id, cal_seed = table.camera, "empty", base_seed
+        if not kind.fixed:
+            # Photos of each card alone: the phone held over the same spot while the
+            # cards are swapped (a pose per design); only the card's part is rendered.
+            rng = _rng(table.seed, table.index, design, "phone-pose")
+            cal_cam = draw_camera(kind, rng, rng.uniform(-60, 60, 2), card_px=float(rng.uniform(*kind.alone_px)),
+                                  lens=table.camera.extra["lens"])
+            empty_id, cal_seed = f"{design}.empty", int(rng.integers(1 << 20))
+            out.append(Frame(empty_id, design, "empty", cal_cam, [], seed=cal_seed))
         for ci, card in enumerate(cards):
             rng = _rng(table.seed, table.index, design, "alone", ci)
-            if kind.fixed:
-                cam = table.camera
-                p = lay_alone(cam, rng, card, size)
-                if table.mat is not None:
-                    p.base_z = table.mat.top_under(card_mesh(size, p.centre, p.rotation_deg)["corners_mm"])
-                m = card_mesh(size, p.centre, p.rotation_deg, p.bow_mm, p.bow_long, p.twist_mm, p.base_z)
-                region = canvas_region(cam, m["verts_mm"])
-                out.append(Frame(f"{design}.alone.{card}", design, "alone", cam, [p], region=region,
-                                 seed=base_seed, base="empty"))
-            else:
-                px = float(rng.uniform(*kind.alone_px))
-                target = rng.uniform(-60, 60, 2)
-                cam = draw_camera(kind, rng, target, card_px=px, lens=table.camera.extra["lens"])
-                p = lay_alone(cam, rng, card, size)
-                out.append(Frame(f"{design}.alone.{card}", design, "alone", cam, [p],
-                                 seed=int(rng.integers(1 << 20))))
+            p = lay_alone(cal_cam, rng, card, size)
+            if table.mat is not None:
+                p.base_z = table.mat.top_under(card_mesh(size, p.centre, p.rotation_deg)["corners_mm"])
+            m = card_mesh(size, p.centre, p.rotation_deg, p.bow_mm, p.bow_long, p.twist_mm, p.base_z)
+            region = canvas_region(cal_cam, m["verts_mm"])
+            out.append(Frame(f"{design}.alone.{card}", design, "alone", cal_cam, [p], region=region,
+                             seed=cal_seed, base=empty_id))
         for fk in FRAME_KINDS:
             for k in range(counts.get(fk, 0)):
                 rng = _rng(table.seed, table.index, design, fk, k)
@@ -955,7 +970,8 @@ def scene_job(table: Table, frame: Frame, out_dir: str, samples: int = 24, mat_p
                              "gloss": look["gloss"], "back": look["back"], "stock": look["stock"]})
     if frame.hand:
         h = frame.hand
-        parts = hand_parts(h["tip"], h["reach_deg"], h["lift_mm"], h["scale"], h["sleeve"], h["left"])
+        parts = hand_parts(h["tip"], h["reach_deg"], h["lift_mm"], h["scale"], h["sleeve"], h["left"],
+                           h.get("spread", 1.0), h.get("curl", 1.0))
         job["hand"] = {"skin": h["skin"], "sleeve": h["sleeve"],
                        "parts": [{"name": pt["name"], "material": pt["material"],
                                   "joints_m": (np.asarray(pt["joints_mm"]) / 1000.0).tolist(),
