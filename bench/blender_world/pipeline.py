@@ -19,6 +19,7 @@ colour-management files) for a phone's gentler highlights.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -180,10 +181,19 @@ def _mixing(c: float) -> np.ndarray:
     return (1 - c) * np.eye(3, dtype=np.float32) + c * np.full((3, 3), 1 / 3, np.float32)
 
 
+@functools.lru_cache(maxsize=8)
 def _centre_weights(h, w) -> np.ndarray:
     y, x = np.mgrid[0:h, 0:w].astype(np.float32)
     r2 = ((x - (w - 1) / 2) / w) ** 2 + ((y - (h - 1) / 2) / h) ** 2
     return np.exp(-r2 / (2 * 0.3 ** 2))
+
+
+@functools.lru_cache(maxsize=8)
+def _fall_off(h, w, f, power, lens) -> np.ndarray:
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    r = np.hypot(x - (w - 1) / 2, y - (h - 1) / 2)
+    cos = np.cos(np.arctan(r / f))
+    return (cos ** power * (1 - lens * (r / r.max()) ** 2)).astype(np.float32)
 
 
 _LOCUS = {}
@@ -215,11 +225,7 @@ def develop(linear: np.ndarray, p: Develop, rng, exposure_hint: float = None):
         img = cv2.GaussianBlur(img, (0, 0), p.blur)
     # Vignetting: the cos^p law of an off-axis pixel, and the lens barrel's shade.
     f = p.f_px or (w / 2) / math.tan(math.radians(35))
-    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
-    r = np.hypot(x - (w - 1) / 2, y - (h - 1) / 2)
-    cos = np.cos(np.arctan(r / f))
-    fall = cos ** p.vignette * (1 - p.vignette_lens * (r / r.max()) ** 2)
-    img = img * fall[..., None]
+    img = img * _fall_off(h, w, f, p.vignette, p.vignette_lens)[..., None]
     # Auto exposure: a centre-weighted mean of the luminance brought to the target grey.
     lum = img @ np.array([0.2126, 0.7152, 0.0722], np.float32)
     wts = _centre_weights(h, w)
