@@ -52,27 +52,41 @@ def run(args) -> int:
 
 
 def stats(args) -> int:
+    from controller.config import ConfigError, load_config
+    from controller.log import LogDamaged, LogError
     from controller.stats import compute_stats, format_stats
     from controller.stats_log import games_from_log
+
+    def fail(text: str) -> int:
+        print(f"euchre-table stats: {text}", file=sys.stderr)
+        return 2
+
     names, levels, rules, path = {}, {}, None, args.log
     if args.config:
-        from controller.config import load_config
-        cfg = load_config(args.config)
+        try:
+            cfg = load_config(args.config)
+        except ConfigError as exc:
+            return fail(str(exc))
         names = {s: c.name for s, c in cfg.seats.items()}
         levels = {s: c.level for s, c in cfg.seats.items() if c.kind == "computer"}
         rules = cfg.rules
         path = path or str(cfg.path(cfg.log))
     if not path:
-        print("euchre-table stats: give --log FILE or --config FILE", file=sys.stderr)
-        return 2
-    games = games_from_log(path, rules=rules, names=names, levels=levels)
+        return fail("give --log FILE or --config FILE")
+    try:
+        games = games_from_log(path, rules=rules, names=names, levels=levels)
+    except LogDamaged as exc:
+        from controller.cmd_referee import damaged_advice
+        return fail(damaged_advice(exc, path))
+    except LogError as exc:
+        return fail(str(exc))
     result = compute_stats(games)
     if args.json:
         print(json.dumps({"players": {k: v.to_dict() for k, v in result["players"].items()},
                           "by_level": {lv: {k: v.to_dict() for k, v in t.items()}
                                        for lv, t in result["by_level"].items()}}))
     else:
-        print(f"{len(games)} finished game(s) in {path}\n")
+        print(f"{len(games)} finished game{'s' if len(games) != 1 else ''} in {path}\n")
         print(format_stats(result))
     return 0
 

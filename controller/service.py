@@ -8,7 +8,7 @@ import time
 from typing import Callable, Optional
 
 from controller.config import TableConfig
-from controller.log import EventLog, LogError
+from controller.log import LogError, open_log
 from controller.table import OVER_PHASES, TableController
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,16 @@ class TableService:
         self.panel, self.board = panel, board
         self.faults: dict = {}
         self._camera_retry_at = 0.0
-        self.log = EventLog(str(cfg.path(cfg.log)))
+        self.zones = None
+        if cfg.vision.get("zones"):
+            from vision.zones import Calibration
+            self.zones = Calibration.load(cfg.path(cfg.vision["zones"]))
+        self.deck = None
+        if cfg.vision["mode"] == "plain":
+            from vision.recognize import load_plain_deck
+            self.deck = load_plain_deck(cfg.path(cfg.vision["deck"]))
+        # The one writer of the log; a damaged log is recovered into a new one first.
+        self.log, self.recovery = open_log(str(cfg.path(cfg.log)))
         levels = computer_levels(cfg)
         if bots is None:
             bots = {s: make_bot(levels[s], seed=i + 1) for i, s in enumerate(cfg.computer_seats)}
@@ -80,18 +89,26 @@ class TableService:
         rack = cfg.computer_seats[0] if len(cfg.computer_seats) == 1 else None
         self.tracker = Tracker(k=cfg.vision["k"], m=cfg.vision["m"], rack_seat=rack)
         self._prime_tracker()
-        self.zones = None
-        if cfg.vision.get("zones"):
-            from vision.zones import Calibration
-            self.zones = Calibration.load(cfg.path(cfg.vision["zones"]))
-        self.deck = None
-        if cfg.vision["mode"] == "plain":
-            from vision.recognize import load_plain_deck
-            self.deck = load_plain_deck(cfg.path(cfg.vision["deck"]))
+        if self.recovery is not None:
+            self._announce_recovery()
         self.healthy = True
         self.stopping = threading.Event()
 
     # ------------------------------------------------------------------ resume
+    def _announce_recovery(self) -> None:
+        """Say on the screen, the speaker and in the journal that the log was damaged
+        and what the table resumed from."""
+        r = self.recovery
+        st = self.ctl.referee.state
+        where = (f"Resumed at event {st['seq']}: score NS {st['score']['NS']}, "
+                 f"EW {st['score']['EW']}" if r.events else "Starting a new game")
+        text = f"{r.message()}. {where}"
+        log.warning("%s (method: %s; damage: %s)", text, r.method, r.problem or "unknown")
+        self.ctl.last_message = text
+        self.ctl._say(f"The table's log was damaged. {r.events} events were recovered. "
+                      f"{where}", priority=True)
+        self.ctl._show()
+
     def _prime_tracker(self) -> None:
         """After a restart the cards of the trick in progress (and the up-card) still lie
         on the table: the tracker takes them as already placed, so that seeing them

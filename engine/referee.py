@@ -37,6 +37,11 @@ EVENT_TYPES = ("game", "hand", "dealt", "upcard", "bid", "discard", "play", "col
                "penalty", "undo", "void", "score", "computer", "removed", "vision_error")
 """Every event type the referee understands (``docs/events.md`` describes each)."""
 
+MAX_EVENT_CHARS = 10_000
+"""The longest event text the referee reads; a real event is a few dozen characters."""
+_MAX_FIELD_CHARS = 200      # a card, a seat, a bid, a reason: short words
+_MAX_DEPTH = 4              # events are flat: at most a list of cards in a field
+
 _BID_KINDS = ("pass", "order", "call", "take", "defend")
 # Texts that are real playing cards but not Euchre cards: one of them in the deal is a
 # card from outside the 24-card pack (a "25th card"), not a misread.
@@ -419,7 +424,7 @@ class Referee:
         text = _field(ev, "bid")
         action = Action(text)
         if action.kind not in _BID_KINDS:
-            raise Refusal(f"{text!r} is not a bid: bid pass, order, order alone, call H, "
+            raise Refusal(f"{_shown(text)} is not a bid: bid pass, order, order alone, call H, "
                           "call H alone, take alone or defend alone")
         cur, misdeal = self._begin(seq, "bidding")
         if misdeal:
@@ -666,7 +671,7 @@ class Referee:
             words = "no penalty"
         else:
             raise Refusal(f"The opponents' choice is 'card', 'suit' (with \"suit\") or 'none', "
-                          f"not {choice!r}")
+                          f"not {_shown(choice)}")
         irr["choice"] = {"seq": seq, "by": seat, "choice": choice, "words": words}
         return Verdict(seq, True, effect="recorded",
                        message=f"{_name(seat)} chooses: {words} (law 52)")
@@ -694,7 +699,7 @@ class Referee:
             v = _field(ev, team)
             if type(v) is not int or not 0 <= v < 1000:
                 raise Refusal(f"The score of {team} must be a whole number of points "
-                              f"(e.g. {{\"type\": \"score\", \"NS\": 4, \"EW\": 7}}), not {v!r}")
+                              f"(e.g. {{\"type\": \"score\", \"NS\": 4, \"EW\": 7}}), not {_shown(v)}")
             new[team] = v
         by = ev.get("by", "director")
         old = dict(self._t.score)
@@ -942,7 +947,7 @@ def _field(ev: dict, name: str):
 def _card_field(ev: dict, name: str = "card") -> Card:
     v = _field(ev, name)
     if not isinstance(v, str):
-        raise Refusal(f"{name} must be card text such as \"JH\" or \"10S\", not {v!r}")
+        raise Refusal(f"{name} must be card text such as \"JH\" or \"10S\", not {_shown(v)}")
     return Card(v)
 
 
@@ -951,34 +956,91 @@ def _seat_field(ev: dict, name: str) -> str:
     try:
         return parse_seat(v)
     except (ValueError, AttributeError):
-        raise Refusal(f"{name} {v!r} is not a seat: use N, E, S or W") from None
+        raise Refusal(f"{name} {_shown(v)} is not a seat: use N, E, S or W") from None
 
 
 def _parse_event(event):
-    """(event dict, None) or (None or partial dict, reason it cannot be used)."""
+    """(event dict, None) or (None or partial dict, reason it cannot be used).
+
+    Whatever arrives (any size, any depth, any type) is refused here with a short reason
+    if it cannot be an event, so that nothing later has to guard against it."""
     if isinstance(event, dict) and "type" not in event and isinstance(event.get("raw"), str):
         event = event["raw"]  # the log's record of a line that was not a JSON object
     if isinstance(event, (bytes, bytearray)):
-        event = event.decode("utf-8", errors="replace")
+        event = bytes(event[:MAX_EVENT_CHARS * 4 + 1]).decode("utf-8", errors="replace")
     if isinstance(event, str):
         text = event.strip()
+        if len(text) > MAX_EVENT_CHARS:
+            return None, (f"An event of more than {MAX_EVENT_CHARS:,} characters "
+                          f"({_shown(text)}): an event is one short JSON object, e.g. "
+                          '{"type": "play", "seat": "W", "card": "JH"}')
         try:
             event = json.loads(text)
         except (ValueError, RecursionError) as exc:
-            shown = text if len(text) <= 60 else text[:57] + "..."
-            return None, (f"Not JSON ({exc.__class__.__name__}: {str(exc)[:60]}): {shown!r}. Each "
-                          'event is one JSON object, e.g. {"type": "play", "seat": "W", "card": "JH"}')
+            return None, (f"Not JSON ({exc.__class__.__name__}: {str(exc)[:60]}): "
+                          f"{_shown(text)}. Each event is one JSON object, e.g. "
+                          '{"type": "play", "seat": "W", "card": "JH"}')
     if not isinstance(event, dict):
-        return None, (f"An event must be a JSON object with a type, not {type(event).__name__} "
-                      f"{str(event)[:40]!r}")
+        return None, (f"An event must be a JSON object with a type, not "
+                      f"{type(event).__name__} {_shown(_text_of(event), 40)}")
+    problem = _shape_problem(event)
+    if problem is not None:
+        return None, problem
     kind = event.get("type")
     if kind is None:
         return event, ("The event has no type: add \"type\" (one of "
                        + ", ".join(EVENT_TYPES) + ")")
     if not isinstance(kind, str) or kind not in EVENT_TYPES:
-        return event, (f"Unknown event type {str(kind)[:40]!r}: known types are "
+        return event, (f"Unknown event type {_shown(_text_of(kind), 40)}: known types are "
                        + ", ".join(EVENT_TYPES))
     return event, None
+
+
+def _shape_problem(event: dict) -> Optional[str]:
+    """Why a dict cannot be an event because of its shape (too deep, too big), or None.
+    Iterative, so that no depth of nesting can exhaust the stack."""
+    stack = [(event, 1)]
+    count = 0
+    while stack:
+        obj, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            return (f"An event is a flat JSON object; this one nests more than {_MAX_DEPTH} "
+                    "levels deep")
+        items = obj.items() if isinstance(obj, dict) else enumerate(obj)
+        for k, v in items:
+            count += 1
+            if count > 200:
+                return "An event has a few fields; this one has more than 200 values"
+            for part in ((k, v) if isinstance(obj, dict) else (v,)):
+                if isinstance(part, str) and len(part) > _MAX_FIELD_CHARS:
+                    return (f"A field of {len(part):,} characters ({_shown(part)}): an "
+                            f"event's fields are short (a card, a seat, a bid)")
+            if isinstance(v, (dict, list)):
+                stack.append((v, depth + 1))
+    return None
+
+
+def _text_of(value) -> str:
+    """``str(value)``, cut short for anything big or deep (``str`` of a list nested a
+    thousand deep would exhaust the stack)."""
+    if isinstance(value, str):
+        return value
+    import reprlib
+    r = reprlib.Repr()
+    r.maxlevel, r.maxlist, r.maxdict, r.maxstring, r.maxother = 3, 20, 20, 100, 100
+    return r.repr(value)
+
+
+def _shown(value, limit: int = 60) -> str:
+    """A value as it appears in a message: its repr, cut to ``limit`` characters."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= limit else value[:limit - 3] + "...")
+    import reprlib
+    r = reprlib.Repr()
+    r.maxstring = r.maxother = r.maxlong = limit
+    r.maxlevel = 2
+    text = r.repr(value)
+    return text if len(text) <= limit + 2 else text[:limit] + "..."
 
 
 def _event_words(ev: dict) -> str:

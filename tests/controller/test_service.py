@@ -127,7 +127,9 @@ def test_restart_after_a_crash_resumes_at_the_last_event(tmp_path):
         assert steps_until(svc, lambda: card in svc.ctl.computers["W"].slots)
     before = svc.ctl.referee.state
     last = svc.log.last_seq
-    # No close(): the process is gone. A new service on the same state directory:
+    # No close(): the process is gone, and the kernel has dropped its lock on the log.
+    svc.log._lock.release()
+    # A new service on the same state directory:
     again, rec2 = make_service(tmp_path, camera=SceneCamera())
     assert again.ctl.resumed and again.log.last_seq == last
     assert again.ctl.referee.state == before
