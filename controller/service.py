@@ -179,13 +179,29 @@ class TableService:
             self._camera_lost(str(exc))
             return
         if frame is None:
-            if self.open_camera is not None:
+            if getattr(self.camera, "recorded", False):
+                self._recording_ended()
+            elif self.open_camera is not None:
                 self._camera_lost("no picture")
             return
         sightings = recognize(frame, mode=self.cfg.vision["mode"], zones=self.zones,
                               deck=self.deck, decoder=self.cfg.vision["decoder"], refusals=True)
         for event in self.tracker.update(sightings):
             self.submit(event)
+
+    def _recording_ended(self) -> None:
+        """A recorded source (a folder of frames, a video) has no more frames: that is
+        the end of the recording, not a cable to check; nothing is retried."""
+        what = getattr(self.camera, "path", None) or type(self.camera).__name__
+        text = f"The camera recording {what} has ended: no more cards will be seen"
+        try:
+            self.camera.close()
+        finally:
+            self.camera, self.open_camera = None, None
+        log.warning("%s", text)
+        self.ctl.last_message = text
+        self.ctl._say(text)
+        self.ctl._show()
 
     def _camera_lost(self, why: str) -> None:
         try:
