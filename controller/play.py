@@ -83,9 +83,11 @@ def parse_answer(answer: str, legal: list, phase: str) -> tuple:
         return None, f"{exc}" if str(exc) else f"{text!r} is not an action"
 
 
-def play(args, input_fn: Callable[[str], str] = input, out: Callable[[str], None] = print) -> int:
+def play(args, input_fn: Callable[[str], str] = input, out: Callable[[str], None] = print,
+         game: Optional[Game] = None) -> int:
     """A person plays one seat; the others are computer players (the partner at least
-    Hard). Type a number, a card, an action, h for a hint, q to quit."""
+    Hard). Type a number, a card, an action, h for a hint, q to quit. ``game`` (tests)
+    replaces the seeded game."""
     rules = Rules.parse(args.rules)
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
     you = args.seat
@@ -98,7 +100,8 @@ def play(args, input_fn: Callable[[str], str] = input, out: Callable[[str], None
             level = max(level, "insane" if level == "insane" else "hard", key=LEVELS.index)
         bots[s] = make_bot(level, seed=seed + i)
     adviser = make_bot("hard", seed=seed)
-    game = Game(rules, first_dealer=random.Random(seed).choice("NESW"), seed=seed)
+    if game is None:
+        game = Game(rules, first_dealer=random.Random(seed).choice("NESW"), seed=seed)
     out(f"You are {SEAT_NAMES[you]}; your partner is {SEAT_NAMES[partner(you)]}. Rules "
         f"{rules.name}, to {rules.target} points; seed {seed}. Type a number, a card (A♦ or "
         "AD) or an action (pass, order, call H); h for a hint, q to quit.")

@@ -88,6 +88,17 @@ def gpio_available() -> bool:
     return True
 
 
+def _writable(folder: Path) -> bool:
+    """Whether a file can be made in ``folder``, tried for real (permissions say nothing
+    to root, nor about read-only file systems); nothing is left behind."""
+    import tempfile
+    try:
+        tempfile.TemporaryDirectory(dir=folder).cleanup()
+    except OSError:
+        return False
+    return True
+
+
 def _loads(what: str, path: Path, load) -> Optional[str]:
     if not path.exists():
         return None if what is None else f"{what} {path} does not exist"
@@ -114,7 +125,7 @@ def check_runnable(cfg: TableConfig, gpio: bool = True) -> list:
         existing = existing.parent
     if state.exists() and not state.is_dir():
         problems.append(f"state_dir {state} is a file, not a folder")
-    elif not os.access(existing, os.W_OK):
+    elif not _writable(existing):
         problems.append(f"state_dir {state} is not writable: the table keeps its log there "
                         "(make it writable for the table's user)")
     log_path = cfg.path(cfg.log)
