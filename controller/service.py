@@ -122,6 +122,7 @@ class TableService:
 
     # ------------------------------------------------------------------ the loop
     def step(self) -> None:
+        self._tick_screen()
         try:
             self._camera_step()
             self._panel_step()
@@ -135,6 +136,16 @@ class TableService:
             log.error("event log failed: %s", exc)
         if self.healthy:
             self.notifier.notify("WATCHDOG=1")
+
+    def _tick_screen(self, every: float = 0.15, pixels: int = 3) -> None:
+        """Scroll a message too long for the screen's bottom line, a few pixels at a time."""
+        screen = self.ctl.screen
+        if screen is None or not hasattr(screen, "step"):
+            return
+        now = self.monotonic()
+        if now - getattr(self, "_ticked_at", 0.0) >= every:
+            self._ticked_at = now
+            screen.step(pixels)
 
     def run(self, period: float = 0.03) -> int:
         """The main loop until SIGTERM/SIGINT (or ``stopping`` is set)."""

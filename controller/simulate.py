@@ -295,9 +295,14 @@ def simulate(rules: Rules, seed: int, out_dir: Path, computer_seat: str = "W",
             p.unlink()
     rng = random.Random(seed)
     t_start = time.perf_counter()
-    screen = make_display({"driver": "gif", "filename": str(out_dir / "screen.gif"),
-                           "scale": 2, "duration": 0.4})
-    speaker = make_speaker({"backend": "wav", "folder": str(out_dir / "speech")})
+    screen = _Ticker(make_display({"driver": "gif", "filename": str(out_dir / "screen.gif"),
+                                   "scale": 2, "duration": 0.4}))
+    speech = out_dir / "speech"
+    if speech.is_dir():
+        # A rerun of a seed starts the speech afresh instead of piling onto the last run's.
+        for old in list(speech.glob("*.wav")) + list(speech.glob("*.part")):
+            old.unlink()
+    speaker = make_speaker({"backend": "wav", "folder": str(speech)})
     event_log = EventLog(str(log_path))
     bot_seed = rng.randrange(1 << 30)
     pi_bot = make_bot(level, seed=bot_seed, budget=budget)
@@ -322,6 +327,7 @@ def simulate(rules: Rules, seed: int, out_dir: Path, computer_seat: str = "W",
     elapsed = time.perf_counter() - t_start
     speaker.wait_idle(30)
     speaker.close()
+    _write_transcript(speech / "transcript.txt", speaker)
     dev = screen.device
     if dev is not None and hasattr(dev, "write_animation"):
         # luma.emulator's gifanim writes its GIF only at exit; write it now, and leave
@@ -363,6 +369,39 @@ def simulate(rules: Rules, seed: int, out_dir: Path, computer_seat: str = "W",
     }
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+class _Ticker:
+    """The screen as the device shows it: a message too long for the bottom line scrolls
+    across it (the service steps the ticker on its clock); here each step is a frame
+    of the GIF, until the whole message has passed once."""
+
+    STEP_PX, MAX_STEPS = 24, 25
+
+    def __init__(self, screen):
+        self.screen = screen
+
+    def __getattr__(self, name):
+        return getattr(self.screen, name)
+
+    def show(self, status):
+        from hardware.display import MESSAGE_SIZE, text_width
+        shown = self.screen.show(status)
+        if status.message:
+            steps = text_width(status.message + "     ", MESSAGE_SIZE) // self.STEP_PX
+            for _ in range(min(steps, self.MAX_STEPS)):
+                if not self.screen.step(self.STEP_PX):
+                    break
+        return shown
+
+
+def _write_transcript(path: Path, speaker) -> None:
+    """``speech/transcript.txt``: each announcement's WAV file and its words."""
+    lines = []
+    for entry in list(speaker.history):
+        name = Path(entry["path"]).name if entry.get("path") else "(text only)"
+        lines.append(f"{name}\t{entry['text']}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def _median(xs):
