@@ -41,6 +41,7 @@ MAX_EVENT_CHARS = 10_000
 """The longest event text the referee reads; a real event is a few dozen characters."""
 _MAX_FIELD_CHARS = 200      # a card, a seat, a bid, a reason: short words
 _MAX_DEPTH = 4              # events are flat: at most a list of cards in a field
+_MAX_REASON = 400
 
 _BID_KINDS = ("pass", "order", "call", "take", "defend")
 # Texts that are real playing cards but not Euchre cards: one of them in the deal is a
@@ -230,6 +231,11 @@ class Referee:
             v = Verdict(seq, False, reason=problem, irregularity="malformed event")
         else:
             v = self._fold(seq, ev)
+        if v.reason is not None and len(v.reason) > _MAX_REASON:
+            # Whatever a field held, a reason stays readable: its start says what is
+            # wrong, its end what to do.
+            v = dataclasses.replace(v, reason=v.reason[:_MAX_REASON - 120] + " ... "
+                                    + v.reason[-115:])
         self.messages.append(f"#{seq} " + (v.message or v.effect or "ok") if v.ok
                              else f"#{seq} refused: {v.reason}")
         return v
@@ -421,7 +427,7 @@ class Referee:
 
     def _on_bid(self, seq, ev):
         seat = _seat_field(ev, "seat")
-        text = _field(ev, "bid")
+        text = _text_field(ev, "bid", '"pass" or "call H"')
         action = Action(text)
         if action.kind not in _BID_KINDS:
             raise Refusal(f"{_shown(text)} is not a bid: bid pass, order, order alone, call H, "
@@ -450,7 +456,7 @@ class Referee:
         """The computer seat's decision, announced: the card it will put down next. A
         different card put down for that seat is refused ("Wrong card for West")."""
         seat = _seat_field(ev, "seat")
-        action = Action(_field(ev, "action"))
+        action = Action(_text_field(ev, "action", '"play JH"'))
         cur = self._t.current
         if cur is None or cur.hand is None or cur.status != "playing":
             raise Refusal("No hand is being played: nothing for the computer to play")
@@ -652,7 +658,7 @@ class Referee:
 
     def _on_penalty(self, seq, ev):
         seat = _seat_field(ev, "seat")
-        choice = _field(ev, "choice")
+        choice = _text_field(ev, "choice", '"card", "suit" or "none"')
         cur = self._t.current
         open_ = [i for i in (cur.irregularities if cur else ())
                  if i["kind"] == "lead out of turn" and i["choice"] is None]
@@ -812,8 +818,7 @@ class Referee:
         if t.winner is not None and (cur is None or cur.status not in ("dealing", "playing")):
             return f"{_side_words(t.winner)} have won the game"
         if cur is None or cur.status not in ("dealing", "playing"):
-            who = f"{_name(t.next_dealer)} deals" if t.next_dealer else "Deal the next hand"
-            return f"{who} next"
+            return f"{_name(t.next_dealer)} deals next" if t.next_dealer else "Deal the first hand"
         if cur.status == "dealing":
             if cur.upcard is None:
                 return f"{_name(cur.dealer)} is dealing: turn up the up-card"
@@ -942,6 +947,14 @@ def _field(ev: dict, name: str):
         article = "An" if kind[:1] in "aeiou" else "A"
         raise Refusal(f"{article} {kind} event needs the field {name!r} (e.g. {example})")
     return ev[name]
+
+
+def _text_field(ev: dict, name: str, example: str) -> str:
+    v = _field(ev, name)
+    if not isinstance(v, str):
+        raise Refusal(f"{name} must be text such as {example}, not {type(v).__name__} "
+                      f"{_shown(_text_of(v), 40)}")
+    return v
 
 
 def _card_field(ev: dict, name: str = "card") -> Card:

@@ -68,9 +68,9 @@ class Rules:
         """One of ``standard``, ``stick-the-dealer``, ``somerset-1888``, ``openspiel``."""
         try:
             options = PRESETS[name]
-        except KeyError:
-            raise RulesError(
-                f"Unknown rules preset {name!r}: choose one of {', '.join(PRESETS)}") from None
+        except (KeyError, TypeError):
+            raise RulesError(f"Unknown rules preset {str(name)[:40]!r}: choose one of "
+                             f"{', '.join(PRESETS)}") from None
         return cls(name=name, **options)
 
     def replace(self, **options) -> "Rules":
@@ -102,8 +102,15 @@ class Rules:
         options = {}
         for part in parts[1:]:
             key, sep, raw = part.partition("=")
-            if not sep or key not in OPTION_NAMES:
-                raise RulesError(f"Cannot read rule option {part!r}: write name=value, e.g. target=5")
+            key = key.strip()
+            if not sep:
+                raise RulesError(f"Cannot read rule option {part[:40]!r}: write name=value, "
+                                 "e.g. target=5")
+            if key not in OPTION_NAMES:
+                raise RulesError(f"Unknown rule option {key[:40]!r}: options are "
+                                 + ", ".join(sorted(OPTION_NAMES)))
+            if key in options:
+                raise RulesError(f"The rule option {key} is given twice: give it once")
             options[key] = _coerce(key, raw)
         return rules.replace(**options) if options else rules
 
@@ -116,12 +123,14 @@ def _coerce(key: str, raw: str):
             return True
         if raw.lower() in ("0", "false", "no", "off"):
             return False
-        raise RulesError(f"{key} is on or off: write {key}=true or {key}=false, not {raw!r}")
+        raise RulesError(f"{key} is on or off: write {key}=true or {key}=false, not {raw[:40]!r}")
     if kind == "int":
         try:
             return int(raw)
         except ValueError:
-            raise RulesError(f"{key} is a whole number, not {raw!r}") from None
+            raise RulesError(f"{key} is a whole number, not {raw[:40]!r}") from None
+    if len(raw) > 40:
+        raise RulesError(f"{key}={raw[:20]!r}...: too long for any setting of {key}")
     return raw
 
 
