@@ -136,6 +136,8 @@ class HandRecord:
     score_after: Optional[dict] = None
     last_seq: Optional[int] = None
     expect: dict = field(default_factory=dict)  # seat -> card a computer seat said it plays
+    calls: list = field(default_factory=list)   # law 52 calls not yet answered
+    call_failures: list = field(default_factory=list)  # called suit not led by an unknown seat
 
     def to_dict(self) -> dict:
         h = self.hand
@@ -216,6 +218,7 @@ class Referee:
         self.messages: deque = deque(maxlen=8)
         self.last_seq = 0
         self._replaying = False
+        self._ids: dict = {}         # event id -> seq of its first arrival
 
     # ------------------------------------------------------------------ feeding
     def feed(self, event, seq: Optional[int] = None) -> Verdict:
@@ -227,6 +230,14 @@ class Referee:
             s = ev.get("seq") if ev is not None else None
             seq = s if isinstance(s, int) and not isinstance(s, bool) else self.last_seq + 1
         self.last_seq = seq
+        if problem is None and "id" in ev:
+            problem, first = self._check_id(ev["id"], seq)
+            if problem is None and first is not None:
+                v = Verdict(seq, False, effect="duplicate", irregularity="duplicate",
+                            reason=f"Already received as #{first} (id {_shown(ev['id'], 40)}): "
+                                   "this copy is ignored")
+                self.messages.append(f"#{seq} refused: {v.reason}")
+                return v
         if problem is not None:
             v = Verdict(seq, False, reason=problem, irregularity="malformed event")
         else:
@@ -239,6 +250,21 @@ class Referee:
         self.messages.append(f"#{seq} " + (v.message or v.effect or "ok") if v.ok
                              else f"#{seq} refused: {v.reason}")
         return v
+
+    def _check_id(self, ident, seq: int) -> tuple:
+        """(problem, None) for an id that cannot be one; (None, first seq) for an id seen
+        before; (None, None) for a new id, now remembered. A source that may send an input
+        twice (after a reconnect, or its own restart) gives each input an ``id``: the
+        copy is refused, whatever became of the first."""
+        if isinstance(ident, bool) or not isinstance(ident, (str, int)) or \
+                (isinstance(ident, str) and not ident.strip()):
+            return ("An event's id is a short text or a number that names the input, e.g. "
+                    '"id": "board-7-31"'), None
+        key = f"{type(ident).__name__}:{ident}"
+        if key in self._ids:
+            return None, self._ids[key]
+        self._ids[key] = seq
+        return None, None
 
     def _fold(self, seq: int, ev: dict) -> Verdict:
         kind = ev["type"]
@@ -489,12 +515,15 @@ class Referee:
                 raise Refusal(problem)
             if SEATS[h.to_act_i] != seat and p not in h.out and not h.trick:
                 return self._lead_out_of_turn(seq, cur, seat, card)
+        called = self._answer_calls(cur, seat, p, card, seq) if h.phase == "play" else None
         # The engine checks turn, phase and, for known seats, following suit.
         possible = self._possible_revoke(cur, p, card) if h.phase == "play" else None
         trick_no = len(h.tricks) + 1
         h.apply(Action(f"play {card}"), seat=seat)
         cur.awaiting_collect = False
         msg = f"{_name(seat)} plays {_sym(card)}"
+        if called:
+            msg += f" ({called})"
         if possible is not None:
             cur.possible.append(possible)
             msg += f" (did not follow {SUIT_NAMES[possible['led']]})"
@@ -537,6 +566,72 @@ class Referee:
         if h.discarded == card and p != h.dealer:
             return f"{_name(SEATS[p])} cannot hold the {card.name}: it was discarded ({again})"
         return None
+
+    # ------------------------------------------------------------------ law 52 calls
+    def _binding_calls(self, cur, seat: str):
+        """The calls that bind ``seat`` now: the called card (when it must be played now)
+        and the called suit (when ``seat`` is to lead)."""
+        h = cur.hand
+        t = h.trump
+        leading = not h.trick
+        led = None if leading else EFFECTIVE_SUIT[t][h.trick[0][1].index]
+        for c in cur.calls:
+            if c["kind"] == "card" and c["seat"] == seat:
+                called = Card(c["card"])
+                # The called card is played at the first chance that costs no revoke:
+                # when its seat leads, or when its suit is led.
+                if leading or led == EFFECTIVE_SUIT[t][called.index]:
+                    yield c
+            elif c["kind"] == "suit" and seat in c["seats"] and leading:
+                yield c
+
+    def _answer_calls(self, cur, seat, p, card, seq) -> Optional[str]:
+        """Enforce the opponents' choice after a lead out of turn (law 52); returns words
+        for the message when this play answers a call, raises Refusal when it defies one."""
+        h = cur.hand
+        t = h.trump
+        words = None
+        for c in list(self._binding_calls(cur, seat)):
+            side = _side_words(c["by"])
+            if c["kind"] == "card":
+                called = Card(c["card"])
+                if card != called:
+                    verb = "lead" if not h.trick else "play"
+                    raise Refusal(f"{side} called the {called.symbol} (law 52): {_name(seat)} "
+                                  f"must {verb} it now. Take back the {_sym(card)}",
+                                  kind="called card")
+                cur.calls.remove(c)
+                words = f"the {called.symbol} called by {side}"
+                continue
+            suit = c["suit"]
+            if EFFECTIVE_SUIT[t][card.index] != suit:
+                if h.known[p]:
+                    holding = [x for x in h.cards(seat) if EFFECTIVE_SUIT[t][x.index] == suit]
+                    if holding:
+                        raise Refusal(f"{side} called {SUIT_NAMES[suit]} (law 52): {_name(seat)} "
+                                      f"must lead {SUIT_NAMES[suit]}, holding the "
+                                      f"{holding[0].name}. Take back the {_sym(card)}",
+                                      kind="called suit")
+                else:
+                    # A seat whose cards are unknown may have none: the lead stands, and
+                    # a card of that suit shown later proves the call was defied.
+                    cur.call_failures.append({"seat": seat, "suit": suit, "trick": len(h.tricks) + 1,
+                                              "led": str(card), "by": c["by"]})
+                words = f"{side} had called {SUIT_NAMES[suit]}"
+            else:
+                words = f"{SUIT_NAMES[suit]}, as {side} called"
+            cur.calls.remove(c)
+        for f in list(cur.call_failures):
+            if f["seat"] == seat and EFFECTIVE_SUIT[t][card.index] == f["suit"] \
+                    and f["trick"] < len(h.tricks) + 1:
+                cur.call_failures.remove(f)
+                msg = (f"{_name(seat)} was called to lead {SUIT_NAMES[f['suit']]} (law 52) and "
+                       f"led {Card(f['led']).symbol} in trick {f['trick']} while holding the "
+                       f"{card.name}, now shown")
+                cur.irregularities.append({"seq": seq, "kind": "called suit not led",
+                                           "seat": seat, "message": msg})
+                words = (words + "; " if words else "") + msg
+        return words
 
     def _lead_out_of_turn(self, seq, cur, seat, card):
         h = cur.hand
@@ -671,7 +766,10 @@ class Referee:
         if choice == "card":
             words = f"call the {Card(irr['card']).symbol}"
         elif choice == "suit":
-            suit = parse_suit(_field(ev, "suit"))
+            try:
+                suit = parse_suit(_text_field(ev, "suit", '"C"'))
+            except ValueError as exc:
+                raise Refusal(str(exc)) from None
             words = f"call {SUIT_NAMES[suit]} from {_name(irr['seat'])} or {_name(_partner(irr['seat']))} at their next lead"
         elif choice == "none":
             words = "no penalty"
@@ -679,6 +777,13 @@ class Referee:
             raise Refusal(f"The opponents' choice is 'card', 'suit' (with \"suit\") or 'none', "
                           f"not {_shown(choice)}")
         irr["choice"] = {"seq": seq, "by": seat, "choice": choice, "words": words}
+        # The choice binds the offending side from now on (enforced in _on_play).
+        if choice == "card":
+            cur.calls.append({"kind": "card", "seat": irr["seat"], "card": irr["card"],
+                              "by": team_of(seat), "seq": seq})
+        elif choice == "suit":
+            cur.calls.append({"kind": "suit", "seats": [irr["seat"], _partner(irr["seat"])],
+                              "suit": suit, "by": team_of(seat), "seq": seq})
         return Verdict(seq, True, effect="recorded",
                        message=f"{_name(seat)} chooses: {words} (law 52)")
 
@@ -904,7 +1009,18 @@ class Referee:
         if cur is None or cur.hand is None or cur.status != "playing":
             return None
         v = cur.hand.view(seat)
-        return dataclasses.replace(v, score=(self._t.score["NS"], self._t.score["EW"]))
+        legal = v.legal
+        if legal and cur.calls and cur.hand.phase == "play":
+            # A law 52 call narrows what this seat may play (a computer seat obeys it).
+            t = cur.hand.trump
+            for c in self._binding_calls(cur, seat):
+                if c["kind"] == "card":
+                    only = [a for a in legal if a.card == Card(c["card"])]
+                else:
+                    only = [a for a in legal if EFFECTIVE_SUIT[t][a.card.index] == c["suit"]]
+                legal = tuple(only) or legal
+        return dataclasses.replace(v, legal=legal,
+                                   score=(self._t.score["NS"], self._t.score["EW"]))
 
     def records(self) -> list:
         """Every hand so far as a hand record (dicts; see ``engine.records``)."""
