@@ -11,7 +11,12 @@ def register(sub) -> None:
     p = sub.add_parser("run", help="the table service (on the Raspberry Pi)",
                        description="Run the table: camera, referee, screen, buttons, speaker.")
     p.add_argument("--config", required=True, help="the TOML configuration (see examples/table.toml)")
-    p.add_argument("--check", action="store_true", help="check the configuration and exit")
+    p.add_argument("--check", action="store_true",
+                   help="check the configuration and what it needs on this machine, and exit")
+    p.add_argument("--keys", action="store_true",
+                   help="try the table without a Pi: type what happens at the table (it is "
+                        "drawn for the camera), press the buttons by name (fake pins); "
+                        "see examples/laptop.toml")
     p.set_defaults(func=run)
 
     s = sub.add_parser("stats", help="statistics per player and per difficulty, from the log")
@@ -38,6 +43,11 @@ def run(args) -> int:
     except ConfigError as exc:
         print(f"euchre-table run: {exc}", file=sys.stderr)
         return 2
+    if args.keys:
+        # gpiozero's fake pins: the typed button names press them.
+        from gpiozero import Device
+        from gpiozero.pins.mock import MockFactory
+        Device.pin_factory = MockFactory()
     problems = check_runnable(cfg)
     for problem in problems:
         print(f"euchre-table run: {args.config}: {problem}", file=sys.stderr)
@@ -59,7 +69,16 @@ def run(args) -> int:
             print(f"euchre-table run: GPIO: {exc}", file=sys.stderr)
             return 2
         raise
+    if args.keys:
+        from controller.keyboard_table import PrintedScreen
+        devices["screen"] = PrintedScreen(devices.get("screen"))
+        devices.pop("open_camera", None)
     service = TableService(cfg, **devices)
+    if args.keys:
+        from controller.keyboard_table import KeyboardTable
+        table = KeyboardTable(service)
+        service.camera, service.zones = table, table.calibration
+        table.listen()
     st = service.ctl.referee.state
     replayed = service.log.last_seq
     where = (f"resumed at event {st['seq']}, hand {st['hand']}, score NS {st['score']['NS']} "

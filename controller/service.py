@@ -199,6 +199,12 @@ class TableService:
                               deck=self.deck, decoder=self.cfg.vision["decoder"], refusals=True)
         for event in self.tracker.update(sightings):
             self.submit(event)
+            st = self.ctl.referee.state
+            if event.get("type") == "removed" and event.get("zone") == "UP" and \
+                    st["phase"] == "discard" and st["dealer"] not in self.ctl.computers:
+                # A person dealer takes the up-card and lays a card aside face down: the
+                # camera sees only the up-card leave, and that is the discard.
+                self.submit({"type": "discard", "seat": st["dealer"], "by": "camera"})
 
     def _recording_ended(self) -> None:
         """A recorded source (a folder of frames, a video) has no more frames: that is
@@ -306,7 +312,7 @@ class TableService:
             self.ctl._show()
 
     def close(self) -> None:
-        for dev in (self.camera, self.panel, self.board):
+        for dev in (self.camera, self.panel, self.board, self.ctl.leds):
             if dev is not None and hasattr(dev, "close"):
                 try:
                     dev.close()
