@@ -14,7 +14,6 @@ service runs the same checks when it starts.
 """
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Optional

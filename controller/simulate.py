@@ -79,7 +79,7 @@ class VirtualTable:
         from vision.recognize import recognize
         if self._np_rng is None:
             self._np_rng = np.random.default_rng(self.rng.randrange(1 << 30))
-        for attempt in range(self.max_reshows + 1):
+        for _attempt in range(self.max_reshows + 1):
             for _ in range(self.max_frames):
                 t0 = time.perf_counter()
                 frame = self._frame()
@@ -176,7 +176,8 @@ class VirtualTable:
             elif kind == "play":
                 h.apply(f"play {event['card']}", seat=event["seat"])
         except Exception as exc:  # the referee and the truth disagreeing is a bug: say so
-            raise RuntimeError(f"the true hand refused {event} that the referee accepted: {exc}")
+            raise RuntimeError(f"the true hand refused {event} that the referee accepted: "
+                               f"{exc}") from exc
 
     # ------------------------------------------------------------------ one hand
     def play_hand(self, dealer: str) -> None:

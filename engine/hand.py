@@ -680,7 +680,7 @@ class Hand:
         score = self.score
         self._setup(self.rules, SEATS[self.dealer], hands, self.upcard, self.kitty)
         self.score = score
-        for seat, a in history:
+        for _seat, a in history:
             self.apply(a)
         return last
 

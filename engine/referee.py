@@ -143,7 +143,9 @@ class HandRecord:
         h = self.hand
         known = {s: (" ".join(self.dealt[s]) if (h is not None and h.is_known(s)) or
                      (h is None and self.dealt[s]) else None) for s in SEATS}
-        bids, discard, tricks = [], None, []
+        bids: list = []
+        discard: Optional[str] = None
+        tricks: list = []
         if h is not None:
             for seat, a in h.history:
                 if a.kind in _BID_KINDS:
@@ -929,6 +931,8 @@ class Referee:
                 return f"{_name(cur.dealer)} is dealing: turn up the up-card"
             return f"{_name(next_seat(cur.dealer))} is to bid"
         h = cur.hand
+        if h is None or h.to_act is None:   # a hand that is playing always has both
+            return "Play on"
         seat = _name(h.to_act)
         if h.phase in ("round 1", "round 2"):
             return f"{seat} is to bid"
@@ -1128,7 +1132,7 @@ def _parse_event(event):
 def _shape_problem(event: dict) -> Optional[str]:
     """Why a dict cannot be an event because of its shape (too deep, too big), or None.
     Iterative, so that no depth of nesting can exhaust the stack."""
-    stack = [(event, 1)]
+    stack: list = [(event, 1)]
     count = 0
     while stack:
         obj, depth = stack.pop()

@@ -137,7 +137,8 @@ def _coerce(key: str, raw: str):
 def _validate(r: Rules) -> None:
     for f in fields(r):
         value = getattr(r, f.name)
-        expected = {"bool": bool, "int": int, "str": str}[f.type]
+        # With postponed annotations a field's type is its name: "bool", "int", "str".
+        expected = {"bool": bool, "int": int, "str": str}[str(f.type)]
         if type(value) is not expected:
             raise RulesError(f"Rule option {f.name} must be {f.type}, not {value!r}")
     if not 1 <= r.target <= 100:
@@ -168,7 +169,7 @@ def _validate(r: Rules) -> None:
 
 OPTION_NAMES = frozenset(f.name for f in fields(Rules)) - {"name"}
 
-PRESETS = {
+PRESETS: dict[str, dict] = {
     # North American rules as seeds 000 and 001 play them by default.
     "standard": dict(lone_lead="left_of_loner"),
     # Seed 004 as played: stick the dealer on, the lead from left of the dealer.

@@ -105,7 +105,7 @@ def test_cards_seen_by_the_camera_reach_the_referee_and_the_computer_bids(tmp_pa
     assert svc.ctl.referee.state["dealer"] == "S"          # the first hand started itself
     for card in W_CARDS:                                    # the Pi's cards through the rack
         cam.on_table = {card: "RACK"}
-        assert steps_until(svc, lambda: card in svc.ctl.computers["W"].slots)
+        assert steps_until(svc, lambda c=card: c in svc.ctl.computers["W"].slots)
     cam.on_table = {"KH": "UP"}
     assert steps_until(svc, lambda: svc.ctl.referee.state["upcard"] == "KH")
     # W, left of the dealer, bids at once and says so; the panel now offers North's bids.
@@ -124,7 +124,7 @@ def test_restart_after_a_crash_resumes_at_the_last_event(tmp_path):
     svc.step()
     for card in W_CARDS[:3]:
         cam.on_table = {card: "RACK"}
-        assert steps_until(svc, lambda: card in svc.ctl.computers["W"].slots)
+        assert steps_until(svc, lambda c=card: c in svc.ctl.computers["W"].slots)
     before = svc.ctl.referee.state
     last = svc.log.last_seq
     # No close(): the process is gone, and the kernel has dropped its lock on the log.
