@@ -32,7 +32,7 @@ class Notifier:
 
 
 def computer_levels(cfg: TableConfig) -> dict:
-    """Each computer seat's level, with seed 000's table setting applied: the partner of
+    """Each computer seat's level, with the skill.games app's table setting applied: the partner of
     a person plays at least at Hard (at Insane when any computer here plays Insane)."""
     order = ("easy", "medium", "hard", "insane")
     top = max((cfg.seats[s].level for s in cfg.computer_seats), key=order.index, default="hard")

@@ -268,7 +268,7 @@ class VirtualTable:
 
 
 def daily_seed(today) -> int:
-    """The day's deal: everyone who plays on that date gets the same game (seed 004)."""
+    """The day's deal: everyone who plays on that date gets the same game (Solitaire Parlor Euchre's daily deal)."""
     return int(today.strftime("%Y%m%d"))
 
 

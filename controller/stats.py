@@ -1,4 +1,4 @@
-"""Statistics over finished games: per player and per difficulty (seeds 000 and 004)."""
+"""Statistics over finished games: per player and per difficulty, as card-game apps keep them."""
 from __future__ import annotations
 
 import textwrap

@@ -15,8 +15,11 @@ REVOKE_PENALTIES = ("lose_hand", "points")
 
 @dataclass(frozen=True)
 class Rules:
-    """The house rules a table plays by. Every field is one option of
-    ``rules.md`` ("Points of difference"); the comment says which seed asks for it.
+    """The house rules a table plays by. Every field is one point where published rules
+    differ; its comment says which source plays it which way (the sources are listed in
+    ``docs/engine.md``: skill.games Euchre, Cardems Euchre, the Somerset Club's 1888
+    *Rules of Euchre* with their law numbers, a general rules page, Solitaire Parlor
+    Euchre).
 
     >>> Rules.preset("standard").target
     10
@@ -25,38 +28,44 @@ class Rules:
     """
 
     name: str = "custom"
-    #: points to win a game (10; 5 in seed 002 law 2)
+    #: points to win a game (10; 5 in the 1888 laws, law 2)
     target: int = 10
-    #: in round 2 the dealer may not pass (seeds 000 option, 004 default)
+    #: in round 2 the dealer may not pass (an option at skill.games, the default in Solitaire Parlor Euchre)
     stick_the_dealer: bool = False
-    #: a dealer's partner who orders up in round 1 must play alone (seed 000)
+    #: a dealer's partner who orders up in round 1 must play alone (the Canadian loner of skill.games)
     canadian_loner: bool = False
-    #: the dealer still takes the up-card when the dealer's partner goes alone (seeds 000/004: no)
+    #: the dealer still takes the up-card when the dealer's partner goes alone (skill.games and Solitaire Parlor
+    #: Euchre: no)
     dealer_picks_up_when_partner_alone: bool = False
     #: who leads when someone is alone: left of the dealer (or the next seat if that one
-    #: sits out; seed 004) or left of the lone player (seeds 000, 003)
+    #: sits out; Solitaire Parlor Euchre) or left of the lone player (skill.games, the
+    #: general rules page)
     lone_lead: str = "left_of_dealer"
-    #: a defender may declare alone after trump is fixed and before the first lead (seed 003)
+    #: a defender may declare alone after trump is fixed and before the first lead (the general
+    #: rules page)
     defend_alone: bool = False
-    #: when both sides are alone the lone defender leads (seed 003); off in OpenSpiel
+    #: when both sides are alone the lone defender leads (the general rules page);
+    #: off in OpenSpiel
     lone_defender_leads: bool = False
-    #: a lone defender's side scores this for a euchre of 3 or 4 tricks (seed 003: 2)
+    #: a lone defender's side scores this for a euchre of 3 or 4 tricks (the general
+    #: rules page: 2)
     lone_defender_euchre_points: int = 2
-    #: … and this for taking all five (seed 003: 4)
+    #: … and this for taking all five (the general rules page: 4)
     lone_defender_march_points: int = 4
-    #: defenders' points for euchring a lone maker (2 in seeds 000/001/004; 4 in seed 002 law 3)
+    #: defenders' points for euchring a lone maker (2 at skill.games, Cardems and
+    #: Solitaire Parlor Euchre; 4 in the 1888 laws, law 3)
     lone_euchre_points: int = 2
-    #: seed 002 laws 74-76: after eldest orders, third hand may take over alone; after
+    #: the 1888 laws, laws 74-76: after eldest orders, third hand may take over alone; after
     #: second hand assists, the dealer may take over alone
     overcall_alone: bool = False
-    #: best of three games, scored as in seed 002 laws 1 and 7
+    #: best of three games, scored as in the 1888 laws, laws 1 and 7
     rubber: bool = False
     #: "lose_hand" (makers revoking are euchred, defenders revoking give a march) or
-    #: "points" (seed 002 law 63: 3 points, 5 when a lone hand is involved)
+    #: "points" (the 1888 laws, law 63: 3 points, 5 when a lone hand is involved)
     revoke_penalty: str = "lose_hand"
     #: the dealer may discard the up-card just taken (OpenSpiel forbids it)
     dealer_may_discard_upcard: bool = True
-    #: seed 002 law 50: when an opponent of a lone player throws the hand face up or fails
+    #: the 1888 laws, law 50: when an opponent of a lone player throws the hand face up or fails
     #: to play to a trick, the lone side scores this many points (0: no such law)
     lone_hand_forfeit_points: int = 0
 
@@ -170,11 +179,11 @@ def _validate(r: Rules) -> None:
 OPTION_NAMES = frozenset(f.name for f in fields(Rules)) - {"name"}
 
 PRESETS: dict[str, dict] = {
-    # North American rules as seeds 000 and 001 play them by default.
+    # North American rules as skill.games and Cardems Euchre play them by default.
     "standard": dict(lone_lead="left_of_loner"),
-    # Seed 004 as played: stick the dealer on, the lead from left of the dealer.
+    # Solitaire Parlor Euchre as played: stick the dealer on, the lead from left of the dealer.
     "stick-the-dealer": dict(stick_the_dealer=True, lone_lead="left_of_dealer"),
-    # Seed 002, the Somerset Club's laws: 5-point games in rubbers, 4 for euchring a lone
+    # The Somerset Club of Boston's 1888 laws: 5-point games in rubbers, 4 for euchring a lone
     # hand, overcalls alone, revokes cost points. The turned card always goes to the dealer
     # when it is taken (laws 74-76 have no exception for a partner's lone hand).
     "somerset-1888": dict(target=5, lone_euchre_points=4, overcall_alone=True, rubber=True,
