@@ -128,8 +128,10 @@ class WriterLock:
         try:
             self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise LogError(f"Cannot create the lock file {self.path}: {exc.strerror}. The "
-                           "folder of the log must be writable") from None
+            folder = os.path.dirname(os.path.abspath(self.path))
+            why = (f"the folder {folder} does not exist" if not os.path.isdir(folder)
+                   else f"{exc.strerror}: the folder of the log must be writable")
+            raise LogError(f"Cannot create the lock file {self.path}: {why}") from None
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

@@ -72,7 +72,7 @@ def read_image(path: str):
     if os.path.isdir(path):
         raise ImageError(f"{path} is a folder, not an image")
     if not os.path.exists(path):
-        raise ImageError(f"{path}: no such file")
+        raise ImageError(f"{path} is not a readable image: no such file")
     from PIL import Image
     try:
         with Image.open(path) as im:        # reads the header only

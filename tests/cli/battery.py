@@ -31,6 +31,7 @@ import zlib
 from pathlib import Path
 
 CASE_SECONDS = 1.5
+OUT = "/OUT-OF-THE-CASE"      # stands for the case's own output folder in its arguments
 # A traceback, the command line's last-resort line, or a library's own words that mean
 # nothing to a player: each is a failure.
 FAILURE_WORDS = ("Traceback (most recent call last)", "internal error", "allow_pickle",
@@ -262,15 +263,14 @@ def main(argv=None) -> int:
     real_stdout = sys.stdout
     n = 0
     busy: dict = {}
-    (work / "out").mkdir(exist_ok=True)
-    for argv, stdin in cases(words, parser, f, work / "out"):
+    for argv, stdin in cases(words, parser, f, Path(OUT)):
         n += 1
-        # Outputs of the last case are moved aside, not deleted: a command stopped by the
-        # alarm may still write there when the process exits (luma's GIF writer does).
-        out = work / "out"
-        if any(out.iterdir()):
-            out.rename(work / f"out-{n}")
-            out.mkdir()
+        # Each case writes into a folder of its own, and nothing is removed before the
+        # end: a command stopped by the alarm may still write when the process exits
+        # (luma's GIF writer does), relative to the same working folder.
+        case = work / f"case-{n}"
+        (case / "out").mkdir(parents=True)
+        argv = [a.replace(OUT, str(case / "out")) for a in argv]
         # A command may have written over an input: put the inputs back as they were.
         if any(not os.path.exists(p) or os.path.getsize(p) != s for p, s in reference.items()):
             shutil.rmtree(files_dir, ignore_errors=True)
