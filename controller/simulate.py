@@ -374,10 +374,11 @@ def simulate(rules: Rules, seed: int, out_dir: Path, computer_seat: str = "W",
 
 class _Ticker:
     """The screen as the device shows it: a message too long for the bottom line scrolls
-    across it (the service steps the ticker on its clock); here each step is a frame
-    of the GIF, until the whole message has passed once."""
+    across it (the service steps the ticker on its clock). In the GIF, where every frame
+    lasts as long, the message moves by most of the line's width per frame, so that its
+    whole text passes in a few frames."""
 
-    STEP_PX, MAX_STEPS = 24, 25
+    STEP_PX, MAX_STEPS = 96, 4
 
     def __init__(self, screen):
         self.screen = screen
