@@ -39,7 +39,8 @@ FAILURE_WORDS = ("Traceback (most recent call last)", "internal error", "allow_p
 # Options that keep a command from running for ever (or for minutes) when they are not
 # the one tested: the monitor stops, the simulation plays through the engine alone.
 BOUNDS = {("board-monitor",): (["--seconds", "0.2"], ()),
-          ("simulate",): (["--engine-only"], ("--size", "--out", "--people", "--seat", "--level"))}
+          ("simulate",): (["--engine-only"], ("--size", "--out", "--people", "--seat", "--level")),
+          ("match",): (["--pairs", "2"], ())}
 # After this many cases of one option were still busy (its values were usable), the
 # rest of that option's cases get a shorter time: a refusal comes at once.
 BUSY_BEFORE_SHORT, SHORT_SECONDS = 3, 0.4
@@ -202,7 +203,8 @@ def cases(words: tuple, parser: argparse.ArgumentParser, f: dict, out: Path):
         if flags:
             for value in bad_values(f, out)[:4]:
                 yield argv_with(tested, value, flags), ""
-    base = argv_with(required[0], _filler(required[0], fill, out)) if required else list(words)
+    base = argv_with(required[0], _filler(required[0], fill, out)) if required else \
+        list(words) + list(bound)
     for stdin in ("", "\x00\xff junk\n" * 3, "1\n" * 2000, "y" * 100000 + "\n"):
         yield base, stdin
     for fl in flags:
