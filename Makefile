@@ -60,6 +60,7 @@ bench-log: setup
 bench-vision: setup
 	$(PY) -m bench.vision_stickers
 	$(PY) -m bench.vision_plain
+	$(PY) -m bench.vision_window
 
 bench-strength: setup
 	$(VENV)/bin/euchre-table match --a hard --b medium --pairs 2000 --json

@@ -508,7 +508,16 @@ def read_events(path: str, from_seq: int = 1) -> Iterator[tuple]:
     blank lines are skipped; malformed lines (of any length or depth) come through as
     text for the referee to refuse. Raises :class:`LogError` for a file that is neither
     (empty, binary, a folder, another program's database) and :class:`LogDamaged` for a
-    damaged log, before or while reading; nothing is ever written."""
+    damaged log, when reading starts; nothing is ever written. Sealed cards of finished
+    hands come back opened from their reveal (``controller.secrecy.open_events``); those
+    of the hand in progress stay sealed."""
+    from controller.secrecy import open_events
+    pairs = open_events(_read_raw(path))
+    return ((seq, ev) for seq, ev in pairs if seq >= from_seq)
+
+
+def _read_raw(path: str, from_seq: int = 1) -> Iterator[tuple]:
+    """The pairs as they are in the file (see :func:`read_events`)."""
     if log_kind(path) == "sqlite":
         with LogReader(path) as reader:
             for rec in reader.records(from_seq):
