@@ -44,6 +44,8 @@ demo: setup
 	$(VENV)/bin/euchre-table simulate
 
 test: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
 
 bench: bench-engine bench-log bench-vision bench-strength

@@ -62,10 +62,24 @@ def run(args) -> int:
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
-        print(f"euchre-table simulate: --size {args.size!r}: write WIDTHxHEIGHT, e.g. 1280x720",
-              file=sys.stderr)
+        print(f"euchre-table simulate: --size {args.size[:40]!r}: write WIDTHxHEIGHT, e.g. "
+              "1280x720", file=sys.stderr)
+        return 2
+    if not (320 <= w <= 4096 and 240 <= h <= 4096):
+        # Smaller frames cannot show the mat's markers and a card's sticker big enough
+        # to read; bigger ones are no camera's.
+        print(f"euchre-table simulate: --size {w}x{h}: the camera frame must be from 320x240 "
+              "to 4096x4096, e.g. 640x480 or 1280x720", file=sys.stderr)
+        return 2
+    if args.out is not None and not args.out.strip():
+        print("euchre-table simulate: --out is empty: give a folder for the log, the GIF, the "
+              "records and the speech", file=sys.stderr)
         return 2
     out = Path(args.out or f"out/simulate-{seed}")
+    if out.exists() and not out.is_dir():
+        print(f"euchre-table simulate: --out {out} is a file: give a folder for the log, the "
+              "GIF, the records and the speech (it is made if missing)", file=sys.stderr)
+        return 2
     from controller.simulate import simulate
     progress = (lambda text: None) if args.json else (lambda text: print(text, flush=True))
     if not args.json:

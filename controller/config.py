@@ -76,12 +76,23 @@ def load_config(path) -> TableConfig:
     Raises ConfigError naming the file and key: unknown sections and keys are refused,
     not ignored, so that a misspelt key cannot silently fall back to a default."""
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder: give the configuration file (a .toml file; "
+                          "see examples/table.toml)")
     try:
+        if path.stat().st_size > 1 << 20:
+            raise ConfigError(f"{path}: {path.stat().st_size:,} bytes is far too big for a "
+                              "configuration file: is it the right file?")
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such configuration file (see examples/table.toml)") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file in UTF-8 (byte {exc.start} is not): save "
+                          "the configuration as UTF-8 text, or check that it is the right file") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
     return check_config(data, source=str(path))
 
 

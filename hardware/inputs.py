@@ -17,7 +17,7 @@ HINT, and DIRECTOR (short press: director menu; long press: undo)."""
 
 DEFAULT_BUTTON_PINS = {"pass": 5, "order": 6, "alone": 13, "S": 26, "H": 16, "D": 20,
                        "C": 12, "hint": 4, "director": 27}
-"""BCM pin numbers. They avoid I2C (2, 3) for the OLED, the UART (14, 15) for the board,
+"""BCM pin numbers. They avoid I2C (2, 3) for the OLED, the UART (14, 15) (a console; the board is on USB),
 and the I2S pins of an amplifier such as the MAX98357A (18, 19, 21)."""
 DEFAULT_SEAT_LED_PINS = {"N": 22, "E": 23, "S": 24, "W": 25}
 DEFAULT_RACK_LED_PINS = [7, 8, 9, 10, 11, 17]
