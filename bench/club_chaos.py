@@ -1,0 +1,299 @@
+"""Chaos benchmark of the club link: many tables publish their logs to the hall while the broker is SIGKILLed and table links drop.
+
+Every table is an engine-only virtual table: a writer thread appends a random legal
+night (hands of random legal play, a ``club_round`` record every few hands) to the
+table's own durable log at a steady pace, and the table's real publisher
+(``controller.club.ClubLink``) sends it to a real broker (Debian's mosquitto, or
+nats-server's MQTT listener with JetStream) on loopback, through a per-table TCP proxy
+that cuts links (clean drops) and blackholes them (silent drops). The real hall hub
+(``hall.hub.Hub``) stores, acknowledges and asks for resends. Meanwhile the broker is
+killed with SIGKILL and restarted.
+
+Checks, after the last fault: every table's stored events equal its own log (0 lost,
+nothing stored twice or altered), and the standings folded from the hall's store equal
+an independent fold of the tables' logs; and how long after the last fault the hall had
+everything. With ``--no-resend`` the same run must show losses (it proves the check can
+fail).
+
+    .venv/bin/python -m bench.club_chaos --tables 40 --events 20000 --kills 3 --outages 300
+    .venv/bin/python -m bench.club_chaos --broker nats
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, asdict
+from pathlib import Path
+
+from engine import Rules
+from engine.cards import SEATS
+
+NIGHT = "chaos"
+
+
+@dataclass
+class ChaosConfig:
+    tables: int = 40
+    events: int = 20000          # at least this many, over all tables
+    kills: int = 3               # broker SIGKILLs
+    outages: int = 300           # table-link faults, half cuts, half blackholes
+    duration: float = 60.0       # seconds the tables take to write their logs
+    broker: str = "mosquitto"
+    resend: bool = True
+    hands_per_round: int = 4
+    seed: int = 1
+    keepalive: int = 2           # small, so that silent drops are noticed in seconds
+    settle: float = 30.0         # how long to wait for catching up before calling it lost
+    folder: str = ""
+
+
+# ---------------------------------------------------------------------- the independent fold
+def fold_logs(rules: Rules, tables: dict) -> dict:
+    """Each player's points, from the tables' records alone: every hand's team points
+    (the referee's hand records) banked by the two players of that team in the round's
+    seating (the last ``club_round`` before the hand). Written apart from the hall's fold
+    so that the two check each other."""
+    from engine.referee import Referee
+    from controller.club import result_points
+    totals: dict = {}
+    for t in sorted(tables):
+        ref = Referee(rules)
+        seating_at = []            # (seq, seating)
+        for rec in tables[t]:
+            kind = rec.get("type")
+            if kind == "club_round":
+                seating_at.append((rec["seq"], rec.get("seating") or {}))
+            elif kind == "result":
+                seat = _seating(seating_at, rec["seq"])
+                _bank(totals, seat, result_points(rec))
+            else:
+                ref.feed({k: v for k, v in rec.items() if k not in ("seq", "at")}, seq=rec["seq"])
+        for h in ref.records():
+            res = h.get("result") or {}
+            pts = res.get("points")
+            if pts:
+                _bank(totals, _seating(seating_at, h["first_seq"]), pts)
+    return dict(sorted(totals.items()))
+
+
+def _seating(seating_at, seq) -> dict:
+    current = {}
+    for s, seating in seating_at:
+        if s > seq:
+            break
+        current = seating
+    return current
+
+
+def _bank(totals, seating, pts) -> None:
+    for seat, player in seating.items():
+        team = "NS" if seat in "NS" else "EW"
+        totals[player] = totals.get(player, 0) + pts.get(team, 0)
+
+
+# ---------------------------------------------------------------------- a virtual table
+class ChaosTable:
+    """One table: its log, its publisher, a writer thread appending its night."""
+
+    def __init__(self, number: int, folder: Path, port: int, events: int, rules, rng,
+                 cfg: ChaosConfig, hall_password: str, clock=time.time):
+        from controller.club import ClubConfig, ClubLink, hand_events, next_dealer
+        from controller.log import EventLog
+        self.number = number
+        self.path = folder / f"table-{number}.sqlite"
+        self.log = EventLog(str(self.path))
+        self.script: list = []
+        dealer = rng.choice(SEATS)
+        r = 0
+        while len(self.script) < events:
+            r += 1
+            seating = {s: f"P{number:02d}{s}" for s in SEATS}
+            self.script.append({"type": "club_round", "night": NIGHT, "round": r,
+                                "table": number, "seating": seating})
+            for _ in range(cfg.hands_per_round):
+                self.script.extend(hand_events(rules, dealer, rng))
+                dealer = next_dealer(dealer)
+        club = ClubConfig(night=NIGHT, table=number, port=port, password=f"pw{number}",
+                          keepalive=cfg.keepalive, heartbeat=2.0, resend_after=2.0,
+                          reconnect_max=1.0)
+        self.link = ClubLink(club, self.path, device=f"dev-{number}", clock=clock,
+                             resend=cfg.resend)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._write, args=(cfg.duration, rng.random()),
+                                       daemon=True, name=f"writer-{number}")
+
+    def _write(self, duration: float, phase: float) -> None:
+        gap = duration / max(1, len(self.script))
+        t0 = time.monotonic() + phase * gap
+        for i, ev in enumerate(self.script):
+            wait = t0 + i * gap - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            self.log.append(ev, at=time.time())
+            self.link.poke()
+        self.done.set()
+
+    def records(self) -> list:
+        return [r.to_dict() for r in self.log.records()]
+
+
+# ---------------------------------------------------------------------- the run
+def run(cfg: ChaosConfig, progress=print) -> dict:
+    """One chaos run; returns the figures and ``ok``."""
+    from hall.broker import Broker
+    from hall.hub import Hub
+    from hall.store import Store
+    from bench.linkfaults import LinkFaults
+
+    logging.getLogger("hall.hub").setLevel(logging.ERROR)
+    rng = random.Random(cfg.seed)
+    rules = Rules.preset("standard")
+    own = not cfg.folder
+    folder = Path(cfg.folder or tempfile.mkdtemp(prefix="club-chaos-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    users = {"hall": "hallpw", **{str(t): f"pw{t}" for t in range(1, cfg.tables + 1)}}
+    broker = Broker(cfg.broker, users=users, folder=str(folder / "broker")).start()
+    faults = LinkFaults(range(1, cfg.tables + 1), broker.port)
+    faults.start()
+    store = Store(str(folder / "hall.sqlite"))
+    hub = Hub(store, NIGHT, port=broker.port, password="hallpw", resend=cfg.resend,
+              keepalive=cfg.keepalive, stale_after=6.0)
+    per_table = -(-cfg.events // cfg.tables)
+    tables = [ChaosTable(t, folder, faults.ports[t], per_table, rules, random.Random(rng.random()),
+                         cfg, "hallpw") for t in range(1, cfg.tables + 1)]
+    total = sum(len(t.script) for t in tables)
+    progress(f"{cfg.tables} tables, {total} events over {cfg.duration:.0f} s through "
+             f"{cfg.broker} on 127.0.0.1:{broker.port}; {cfg.kills} broker kills, "
+             f"{cfg.outages} link outages; resend {'on' if cfg.resend else 'OFF'}")
+    cpu0 = time.process_time()
+    hub.start()
+    hub.connected.wait(10)
+    for t in tables:
+        t.link.start()
+    t_start = time.monotonic()
+    for t in tables:
+        t.thread.start()
+    # The faults: spread over the writing time, none in its last tenth (so that the tail
+    # of the night is also sent under normal conditions, as after a real outage).
+    span = cfg.duration * 0.9
+    plan = sorted([(rng.uniform(0.05, 0.95) * span, "kill", None) for _ in range(cfg.kills)] +
+                  [(rng.uniform(0.02, 1.0) * span, "cut" if i % 2 == 0 else "blackhole",
+                    rng.randint(1, cfg.tables)) for i in range(cfg.outages)])
+    last_fault_end = t_start
+    down_until = 0.0
+    for at, kind, table in plan:
+        wait = t_start + at - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        now = time.monotonic()
+        if kind == "kill":
+            broker.kill()
+            time.sleep(rng.uniform(0.3, 1.5))
+            broker.start()
+            last_fault_end = max(last_fault_end, time.monotonic())
+        elif kind == "cut":
+            faults.cut(table)
+            last_fault_end = max(last_fault_end, now)
+        else:
+            secs = rng.uniform(1.0, 4.0)
+            faults.blackhole(table, secs)
+            last_fault_end = max(last_fault_end, now + secs)
+    for t in tables:
+        t.thread.join()
+    writing_done = time.monotonic()
+    expected = {t.number: t.log.last_seq for t in tables}
+    deadline = max(last_fault_end, writing_done) + cfg.settle
+    caught_up_at = None
+    while time.monotonic() < deadline:
+        if hub.caught_up(expected):
+            caught_up_at = time.monotonic()
+            break
+        time.sleep(0.02)
+    cpu = time.process_time() - cpu0
+    # The checks.
+    lost = altered = 0
+    logs = {}
+    stored = {}
+    for t in tables:
+        logs[t.number] = t.records()
+        stored[t.number] = store.records(NIGHT, t.number, upto=store.max_seq(NIGHT, t.number))
+        have = {r["seq"]: r for r in stored[t.number]}
+        for r in logs[t.number]:
+            if r["seq"] not in have:
+                lost += 1
+            elif have[r["seq"]] != r:
+                altered += 1
+    rows = store.count(NIGHT)
+    extra = rows - sum(len(v) for v in logs.values()) + lost
+    standings_equal = fold_logs(rules, {t: store.records(NIGHT, t) for t in expected}) == \
+        fold_logs(rules, logs)
+    refused = [e for e in store.hall_events() if e["kind"] == "refused"]
+    result = {
+        "broker": cfg.broker, "resend": cfg.resend, "tables": cfg.tables, "events": total,
+        "broker_kills": broker.starts - 1, "cuts": faults.counts["cuts"],
+        "blackholes": faults.counts["blackholes"],
+        "outages": faults.counts["cuts"] + faults.counts["blackholes"],
+        "lost": lost, "altered": altered, "stored_twice": extra,
+        "duplicates_dropped": hub.stats["duplicates"], "messages": hub.stats["messages"],
+        "resend_requests": hub.stats["resend_requests"],
+        "rewinds": sum(t.link.stats["rewinds"] for t in tables),
+        "refused": len(refused),
+        "standings_equal": standings_equal,
+        "caught_up_s_after_last_fault": (None if caught_up_at is None else
+                                         round(caught_up_at - max(last_fault_end, writing_done), 2)),
+        "caught_up_s_after_last_outage": (None if caught_up_at is None else
+                                          round(caught_up_at - last_fault_end, 2)),
+        "wall_s": round(time.monotonic() - t_start, 1), "cpu_s": round(cpu, 1),
+    }
+    result["ok"] = (lost == 0 and altered == 0 and extra == 0 and standings_equal
+                    and caught_up_at is not None
+                    and result["caught_up_s_after_last_fault"] <= 5.0)
+    for t in tables:
+        t.link.stop(goodbye=False)
+        t.log.close()
+    hub.stop()
+    store.close()
+    faults.stop()
+    broker.close()
+    if own:
+        shutil.rmtree(folder, ignore_errors=True)
+    return result
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.club_chaos", description=__doc__.split("\n")[0])
+    d = ChaosConfig()
+    p.add_argument("--tables", type=int, default=d.tables)
+    p.add_argument("--events", type=int, default=d.events)
+    p.add_argument("--kills", type=int, default=d.kills)
+    p.add_argument("--outages", type=int, default=d.outages)
+    p.add_argument("--duration", type=float, default=d.duration)
+    p.add_argument("--broker", choices=["mosquitto", "nats"], default=d.broker)
+    p.add_argument("--no-resend", action="store_true", help="turn resending off (must lose events)")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--settle", type=float, default=d.settle,
+                   help="seconds to wait for the hall to catch up before counting losses")
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args(argv)
+    cfg = ChaosConfig(tables=a.tables, events=a.events, kills=a.kills, outages=a.outages,
+                      duration=a.duration, broker=a.broker, resend=not a.no_resend, seed=a.seed,
+                      settle=a.settle)
+    result = run(cfg, progress=(lambda s: None) if a.json else print)
+    if a.json:
+        print(json.dumps(result))
+    else:
+        for k, v in result.items():
+            print(f"  {k:<32} {v}")
+        print("PASS" if result["ok"] else "FAIL")
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
