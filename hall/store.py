@@ -78,6 +78,7 @@ class Store:
                 raise StoreError(f"{self.path}: SQLite would not use WAL mode; put the hall's "
                                  "store on a local file system")
             self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=5000")   # a reader in another process
             self._db.executescript(_SCHEMA)
             # Highest contiguous seq and highest seq per (night, table), kept in memory.
             self._contig: dict = {}
