@@ -385,6 +385,9 @@ class ClubRound:
     round: Optional[int] = None
     seating: dict = field(default_factory=dict)
     hands: int = 0                    # hands begun (or results entered) in this round
+    target: Optional[int] = None      # hands the hall asked for (None: until told)
+    ends_at: Optional[float] = None   # the round's clock (None: no clock)
+    over: bool = False                # the hall said "round over"
 
 
 def club_round_of(records) -> ClubRound:
@@ -489,11 +492,15 @@ class ClubTable:
             log.warning("club: a round command without round or seating: %r", cmd)
             return
         if self.round.round == r:
-            return          # the hall sends it again after a reconnect: logged once
+            # The hall sends it again to a table it has not heard log it: logged once.
+            self.round.target = cmd.get("hands", self.round.target)
+            self.round.ends_at = cmd.get("ends_at", self.round.ends_at)
+            return
         self.log_event({"type": "club_round", "night": self.cfg.night, "round": r,
                         "table": self.cfg.table,
                         "seating": {s: seating.get(s) for s in SEATS if s in seating}})
-        self.round = ClubRound(r, dict(seating), 0)
+        self.round = ClubRound(r, dict(seating), 0, target=cmd.get("hands"),
+                               ends_at=cmd.get("ends_at"))
         self.score = {"NS": 0, "EW": 0}
         who = ", ".join(f"{SEAT_NAMES[s]} {seating[s]}" for s in SEATS if seating.get(s))
         hands = cmd.get("hands")
@@ -501,6 +508,8 @@ class ClubTable:
 
     def _round_over(self, cmd: dict) -> None:
         r = cmd.get("round")
+        if r == self.round.round:
+            self.round.over = True
         moves = cmd.get("next") or {}
         lines = []
         for seat in SEATS:
@@ -571,3 +580,60 @@ def hand_events(rules, dealer: str, rng) -> list:
 
 def next_dealer(dealer: str) -> str:
     return SEATS[(SEATS.index(dealer) + 1) % 4]
+
+
+class VirtualClubTable:
+    """An engine-only table at a club night (``simulate --club``): random legal hands
+    through the table controller and its durable log, the real publisher, the hall's
+    commands handled by :class:`ClubTable`. It plays the hands each round asks for (or
+    until the round's clock or "round over"), then waits for the next seating."""
+
+    def __init__(self, cfg: ClubConfig, folder, rules, seed: int, pace: float = 0.0,
+                 clock: Callable[[], float] = time.time):
+        import random
+        from controller.log import EventLog
+        from controller.table import TableController
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"table-{cfg.table}.sqlite"
+        self.log = EventLog(str(self.path))
+        self.ctl = TableController(rules, self.log, clock=clock)
+        self.club = ClubTable(cfg, self.ctl, self.path, folder / f"table-{cfg.table}", clock=clock)
+        self.rules, self.pace, self.clock = rules, pace, clock
+        self.rng = random.Random(seed)
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self.run, name=f"table-{cfg.table}", daemon=True)
+
+    def start(self) -> "VirtualClubTable":
+        self.club.start()
+        self.thread.start()
+        return self
+
+    def wants_hand(self) -> bool:
+        r = self.club.round
+        if r.round is None or r.over:
+            return False
+        if r.ends_at is not None:
+            return self.clock() < r.ends_at
+        return r.target is not None and r.hands < r.target
+
+    def run(self) -> None:
+        while not self.stop_event.is_set():
+            self.club.step()
+            if not self.wants_hand():
+                self.stop_event.wait(0.05)
+                continue
+            nxt = self.ctl.next_hand_event()
+            dealer = nxt["dealer"] if nxt else self.rng.choice(SEATS)
+            for ev in hand_events(self.rules, dealer, self.rng):
+                self.ctl.submit(ev)
+                self.club.note_event(ev)
+                self.club.link.poke()
+                if self.pace:
+                    self.stop_event.wait(self.pace)
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        self.thread.join(10)
+        self.club.stop()
+        self.log.close()

@@ -169,14 +169,16 @@ class Store:
     def tables(self, night: str) -> list:
         return sorted(t for (n, t) in self._max if n == night)
 
-    def records(self, night: str, table: int, upto: Optional[int] = None) -> list:
-        """The table's records in seq order as ``Record.to_dict()`` gives them; by
-        default only the contiguous prefix (what the standings may fold)."""
+    def records(self, night: str, table: int, upto: Optional[int] = None,
+                since: int = 0) -> list:
+        """The table's records after seq ``since``, in seq order, as ``Record.to_dict()``
+        gives them; by default only up to the contiguous prefix (what the standings may
+        fold)."""
         upto = self.contiguous(night, table) if upto is None else upto
         with self._lock:
             rows = self._db.execute(
-                "SELECT seq, at, body FROM table_events WHERE night=? AND tab=? AND seq<=? "
-                "ORDER BY seq", (night, table, upto)).fetchall()
+                "SELECT seq, at, body FROM table_events WHERE night=? AND tab=? AND seq>? "
+                "AND seq<=? ORDER BY seq", (night, table, since, upto)).fetchall()
         return [{**json.loads(body), "seq": seq, "at": at} for seq, at, body in rows]
 
     def all_records(self, night: str) -> dict:

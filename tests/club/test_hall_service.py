@@ -1,0 +1,94 @@
+"""The hall service with virtual engine-only tables on a real mosquitto: rounds by hands, seating sent and logged, standings equal to an independent fold."""
+import pytest
+
+from controller.club import ClubConfig, VirtualClubTable
+from hall.service import HallConfig, HallError, HallService, check_hall_config
+
+from .conftest import wait_for
+from .standin import StandInNight
+
+NIGHT = "svc-night"
+
+
+def hall_cfg(tmp_path, port, tables, **kw):
+    return HallConfig(night_id=NIGHT, tables=list(range(1, tables + 1)),
+                      store=str(tmp_path / "hall.sqlite"),
+                      broker={"host": "127.0.0.1", "port": port, "username": "hall",
+                              "password": "hallpw"}, pause=0.2, **kw)
+
+
+def virtual_tables(tmp_path, port, n, rules):
+    out = []
+    for t in range(1, n + 1):
+        cfg = ClubConfig(night=NIGHT, table=t, port=port, password=f"pw{t}", keepalive=5,
+                         heartbeat=1.0, resend_after=1.0, reconnect_max=0.5)
+        out.append(VirtualClubTable(cfg, tmp_path / "tables", rules, seed=t))
+    return out
+
+
+def test_a_progressive_night_runs_round_by_round(tmp_path, broker):
+    from bench.club_chaos import fold_logs
+    night = StandInNight(tables=3, rounds=2, hands_per_round=2)
+    svc = HallService(hall_cfg(tmp_path, broker.port, 3), night).start()
+    tables = [t.start() for t in virtual_tables(tmp_path, broker.port, 3, night.rules)]
+    try:
+        assert wait_for(lambda: svc.finished, 60), svc.snapshot()
+        expected = {t.club.cfg.table: t.log.last_seq for t in tables}
+        assert wait_for(lambda: svc.hub.caught_up(expected), 10)
+        svc._refold()
+        logs = {t.club.cfg.table: [r.to_dict() for r in t.log.records()] for t in tables}
+        for t in tables:
+            rounds = [r["round"] for r in logs[t.club.cfg.table] if r.get("type") == "club_round"]
+            assert rounds == [1, 2]
+            assert any(a.startswith("Round 1 over. Next: ") for a in t.club.announced), t.club.announced
+        assert svc.standings == fold_logs(night.rules, logs) == night.fold([], logs)
+        snap = svc.snapshot()
+        assert snap["round"] == 2 and snap["round_over"] and snap["finished"]
+        assert [e["kind"] for e in svc.hall_events()] == ["night", "round_start", "round_end",
+                                                          "round_start", "round_end"]
+        # Where each player of table 1 goes next was said at the table.
+        first = next(a for a in tables[0].club.announced if a.startswith("Round 1 over"))
+        seat2 = night.seating(2)
+        p = night.seating(1)["1"]["S"]
+        dest = next((t, s) for t, st in seat2.items() for s, q in st.items() if q == p)
+        assert f"{p}: table {dest[0]}, seat {'North East South West'.split()['NESW'.index(dest[1])]}" in first
+    finally:
+        for t in tables:
+            t.stop()
+        svc.close()
+
+
+def test_the_director_ends_a_round_and_a_wrong_pin_is_refused(tmp_path, broker):
+    night = StandInNight(tables=2, rounds=1, hands_per_round=50)
+    cfg = hall_cfg(tmp_path, broker.port, 2, end_by="director")
+    svc = HallService(cfg, night).start()
+    tables = [t.start() for t in virtual_tables(tmp_path, broker.port, 2, night.rules)]
+    try:
+        assert wait_for(lambda: all(t.club.round.round == 1 for t in tables), 20)
+        ok, msg = svc.director("0000", {"kind": "end_round", "round": 1, "reason": "time"})
+        assert not ok and "PIN" in msg
+        assert any(e["kind"] == "refused" and "PIN" in e["why"] for e in svc.hall_events())
+        ok, msg = svc.director("1234", {"kind": "message", "text": "Last hand, please", "table": None})
+        assert ok
+        assert wait_for(lambda: all("Director: Last hand, please" in t.club.announced for t in tables))
+        ok, _ = svc.director("1234", {"kind": "end_round", "round": 1, "reason": "time"})
+        assert ok and wait_for(lambda: svc.finished, 10)
+        assert [e["kind"] for e in svc.hall_events()][-2:] == ["end_round", "round_end"]
+        assert wait_for(lambda: all(t.club.round.over for t in tables))
+    finally:
+        for t in tables:
+            t.stop()
+        svc.close()
+
+
+def test_hall_config_errors_are_one_line_and_name_the_key():
+    with pytest.raises(HallError, match=r"\[hall\] night is missing"):
+        check_hall_config({"hall": {"tables": 3}})
+    with pytest.raises(HallError, match=r"\[hall\] tables = 0"):
+        check_hall_config({"hall": {"night": "n", "tables": 0}})
+    with pytest.raises(HallError, match=r"unknown section \[hal\]"):
+        check_hall_config({"hal": {}})
+    with pytest.raises(HallError, match=r"\[hall\] end_by = 'bell'"):
+        check_hall_config({"hall": {"night": "n", "tables": 2, "end_by": "bell"}})
+    cfg = check_hall_config({"hall": {"night": "n", "tables": [3, 1]}, "broker": {"port": 1884}})
+    assert cfg.tables == [1, 3] and cfg.broker["port"] == 1884
