@@ -396,7 +396,8 @@ def club_round_of(records) -> ClubRound:
     for r in records:
         kind = r.get("type")
         if kind == "club_round":
-            cur = ClubRound(r.get("round"), dict(r.get("seating") or {}), 0)
+            cur = ClubRound(r.get("round"), dict(r.get("seating") or {}), 0,
+                            target=r.get("hands"), ends_at=r.get("ends_at"))
         elif kind in ("hand", "result") and cur.round is not None:
             cur.hands += 1
     return cur
@@ -461,6 +462,16 @@ class ClubTable:
         self._status()
         self.link.poke()
 
+    def wants_hand(self) -> bool:
+        """May a new hand start? Only in a round the hall started, not over, until its
+        hands are played or its clock has run out; never at a table that keys results in."""
+        r = self.round
+        if self.cfg.entry == "panel" or r.round is None or r.over:
+            return False
+        if r.ends_at is not None:
+            return self.clock() < r.ends_at
+        return r.target is None or r.hands < r.target
+
     def _status(self) -> None:
         st = self.ctl.referee.state
         score = st["score"] if self.cfg.entry == "cards" else self.score
@@ -496,9 +507,11 @@ class ClubTable:
             self.round.target = cmd.get("hands", self.round.target)
             self.round.ends_at = cmd.get("ends_at", self.round.ends_at)
             return
+        # The round's length goes into the record too, so that a restarted table knows it.
         self.log_event({"type": "club_round", "night": self.cfg.night, "round": r,
                         "table": self.cfg.table,
-                        "seating": {s: seating.get(s) for s in SEATS if s in seating}})
+                        "seating": {s: seating.get(s) for s in SEATS if s in seating},
+                        "hands": cmd.get("hands"), "ends_at": cmd.get("ends_at")})
         self.round = ClubRound(r, dict(seating), 0, target=cmd.get("hands"),
                                ends_at=cmd.get("ends_at"))
         self.score = {"NS": 0, "EW": 0}
@@ -610,12 +623,7 @@ class VirtualClubTable:
         return self
 
     def wants_hand(self) -> bool:
-        r = self.club.round
-        if r.round is None or r.over:
-            return False
-        if r.ends_at is not None:
-            return self.clock() < r.ends_at
-        return r.target is not None and r.hands < r.target
+        return self.club.wants_hand()
 
     def run(self) -> None:
         while not self.stop_event.is_set():

@@ -49,6 +49,7 @@ class TableConfig:
     leds: Optional[dict] = None
     speaker: Optional[dict] = None
     board: Optional[dict] = None
+    club: Optional[object] = None       # controller.club.ClubConfig when [club] is given
 
     @property
     def computer_seats(self) -> list:
@@ -61,7 +62,7 @@ class TableConfig:
 
 
 SECTIONS = ("table", "rules", "seats", "camera", "vision", "display", "panel", "leds", "speaker",
-            "board")
+            "board", "club")
 
 
 def load_config(path) -> TableConfig:
@@ -164,6 +165,15 @@ def check_config(data: dict, source: str = "config") -> TableConfig:
                 setattr(cfg, name, checker(section))
             except ValueError as exc:
                 fail(name, str(exc))
+    if "club" in data:
+        from controller.club import ClubConfigError, check_club_config
+        try:
+            cfg.club = check_club_config(_section(data, "club", fail), has_camera=cfg.camera is not None)
+        except ClubConfigError as exc:
+            fail("club", str(exc))
+        if cfg.club.entry == "panel" and cfg.panel is None:
+            fail("club", "entry = \"panel\" keys each hand's result in on the bid panel: add a "
+                 "[panel] section")
     return cfg
 
 
