@@ -54,48 +54,8 @@ class ChaosConfig:
     folder: str = ""
 
 
-# ---------------------------------------------------------------------- the independent fold
-def fold_logs(rules: Rules, tables: dict) -> dict:
-    """Each player's points, from the tables' records alone: every hand's team points
-    (the referee's hand records) banked by the two players of that team in the round's
-    seating (the last ``club_round`` before the hand). Written apart from the hall's fold
-    so that the two check each other."""
-    from engine.referee import Referee
-    from controller.club import result_points
-    totals: dict = {}
-    for t in sorted(tables):
-        ref = Referee(rules)
-        seating_at = []            # (seq, seating)
-        for rec in tables[t]:
-            kind = rec.get("type")
-            if kind == "club_round":
-                seating_at.append((rec["seq"], rec.get("seating") or {}))
-            elif kind == "result":
-                seat = _seating(seating_at, rec["seq"])
-                _bank(totals, seat, result_points(rec))
-            else:
-                ref.feed({k: v for k, v in rec.items() if k not in ("seq", "at")}, seq=rec["seq"])
-        for h in ref.records():
-            res = h.get("result") or {}
-            pts = res.get("points")
-            if pts:
-                _bank(totals, _seating(seating_at, h["first_seq"]), pts)
-    return dict(sorted(totals.items()))
-
-
-def _seating(seating_at, seq) -> dict:
-    current = {}
-    for s, seating in seating_at:
-        if s > seq:
-            break
-        current = seating
-    return current
-
-
-def _bank(totals, seating, pts) -> None:
-    for seat, player in seating.items():
-        team = "NS" if seat in "NS" else "EW"
-        totals[player] = totals.get(player, 0) + pts.get(team, 0)
+# The independent fold of the tables' logs (written apart from the hall's).
+from controller.club_sim import fold_logs  # noqa: E402
 
 
 # ---------------------------------------------------------------------- a virtual table

@@ -487,3 +487,15 @@ class HallService:
                 self.end_round(event.get("round"), by="director")
         self._dirty.set()
         return True, message
+
+
+def load_night_api(cfg: HallConfig) -> NightAPI:
+    """The night's format from the ``[night]`` section, through the night's own modules.
+
+    HallError when they are missing or the section is wrong."""
+    try:
+        from hall import night_api
+    except ImportError as exc:
+        raise HallError(f"the night's format modules are not installed ({exc}): this hall "
+                        "cannot score a night") from None
+    return night_api.from_config(cfg)
