@@ -59,27 +59,35 @@ from controller.club_sim import fold_logs  # noqa: E402
 
 
 # ---------------------------------------------------------------------- a virtual table
+def table_script(number: int, events: int, rules, rng, hands_per_round: int = 4) -> list:
+    """A table's night: a ``club_round`` record, then hands of random legal play, again
+    until at least ``events`` events. The same seed gives the same night."""
+    from controller.club import hand_events, next_dealer
+    script: list = []
+    dealer = rng.choice(SEATS)
+    r = 0
+    while len(script) < events:
+        r += 1
+        seating = {s: f"P{number:02d}{s}" for s in SEATS}
+        script.append({"type": "club_round", "night": NIGHT, "round": r, "table": number,
+                       "seating": seating})
+        for _ in range(hands_per_round):
+            script.extend(hand_events(rules, dealer, rng))
+            dealer = next_dealer(dealer)
+    return script
+
+
 class ChaosTable:
     """One table: its log, its publisher, a writer thread appending its night."""
 
     def __init__(self, number: int, folder: Path, port: int, events: int, rules, rng,
                  cfg: ChaosConfig, hall_password: str, clock=time.time):
-        from controller.club import ClubConfig, ClubLink, hand_events, next_dealer
+        from controller.club import ClubConfig, ClubLink
         from controller.log import EventLog
         self.number = number
         self.path = folder / f"table-{number}.sqlite"
         self.log = EventLog(str(self.path))
-        self.script: list = []
-        dealer = rng.choice(SEATS)
-        r = 0
-        while len(self.script) < events:
-            r += 1
-            seating = {s: f"P{number:02d}{s}" for s in SEATS}
-            self.script.append({"type": "club_round", "night": NIGHT, "round": r,
-                                "table": number, "seating": seating})
-            for _ in range(cfg.hands_per_round):
-                self.script.extend(hand_events(rules, dealer, rng))
-                dealer = next_dealer(dealer)
+        self.script = table_script(number, events, rules, rng, cfg.hands_per_round)
         club = ClubConfig(night=NIGHT, table=number, port=port, password=f"pw{number}",
                           keepalive=cfg.keepalive, heartbeat=2.0, resend_after=2.0,
                           reconnect_max=1.0)
@@ -238,6 +246,119 @@ def run(cfg: ChaosConfig, progress=print) -> dict:
     return result
 
 
+# ---------------------------------------------------------------------- SIGKILL of a table and the hall
+def _table_process(a) -> int:
+    """A table in its own process: appends its scripted night from where its log stands
+    (a restart continues it), publishes it, exits once the hall acknowledged everything."""
+    from controller.club import ClubConfig, ClubLink
+    from controller.log import EventLog
+    log = EventLog(a.log)
+    script = table_script(a.table, a.events, Rules.preset("standard"), random.Random(a.seed))
+    club = ClubConfig(night=NIGHT, table=a.table, port=a.port, password=f"pw{a.table}",
+                      keepalive=2, heartbeat=1.0, resend_after=1.0, reconnect_max=0.5)
+    link = ClubLink(club, a.log, device=f"dev-{a.table}").start()
+    for ev in script[log.last_seq:]:
+        log.append(ev, at=time.time())
+        link.poke()
+        time.sleep(a.gap)
+    while link.acked < log.last_seq:
+        time.sleep(0.05)
+    link.stop()
+    return 0
+
+
+def _hall_process(a) -> int:
+    """The hall's hub in its own process, until SIGTERM (or SIGKILL)."""
+    import signal
+    from hall.hub import Hub
+    from hall.store import Store
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    store = Store(a.store)
+    hub = Hub(store, NIGHT, port=a.port, password="hallpw", keepalive=2).start()
+    stop.wait()
+    hub.stop()
+    store.close()
+    return 0
+
+
+def run_kills(folder, broker_kind: str = "mosquitto", tables: int = 3, events: int = 300,
+              table_kills: int = 3, hall_kills: int = 2, gap: float = 0.01, seed: int = 7,
+              timeout: float = 120.0) -> dict:
+    """Tables and the hall in processes of their own, each killed with SIGKILL mid-night and
+    restarted. Returns the figures; ``ok`` when nothing was lost or stored twice and the
+    standings from the hall's store equal those from the tables' logs."""
+    import signal
+    import subprocess
+    from hall.broker import Broker
+    from hall.store import Store
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    users = {"hall": "hallpw", **{str(t): f"pw{t}" for t in range(1, tables + 1)}}
+    broker = Broker(broker_kind, users=users, folder=str(folder / "broker")).start()
+    py = [sys.executable, "-m", "bench.club_chaos"]
+    store_path = str(folder / "hall.sqlite")
+    hall_argv = py + ["--role", "hall", "--port", str(broker.port), "--store", store_path]
+
+    def table_argv(t):
+        return py + ["--role", "table", "--table", str(t), "--port", str(broker.port),
+                     "--log", str(folder / f"table-{t}.sqlite"), "--events", str(events),
+                     "--seed", str(seed * 100 + t), "--gap", str(gap)]
+
+    procs = {"hall": subprocess.Popen(hall_argv)}
+    for t in range(1, tables + 1):
+        procs[t] = subprocess.Popen(table_argv(t))
+    kills = {"table": 0, "hall": 0}
+    t0 = time.monotonic()
+    try:
+        plan = [("hall", None)] * hall_kills + [("table", rng.randint(1, tables)) for _ in range(table_kills)]
+        rng.shuffle(plan)
+        span = events * gap * 0.8
+        for i, (who, t) in enumerate(plan):
+            time.sleep(span / (len(plan) + 1))
+            key = "hall" if who == "hall" else t
+            p = procs[key]
+            if p.poll() is not None:
+                continue
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            kills[who] += 1
+            time.sleep(rng.uniform(0.2, 0.8))
+            procs[key] = subprocess.Popen(hall_argv if who == "hall" else table_argv(t))
+        for t in range(1, tables + 1):
+            procs[t].wait(timeout=max(1.0, timeout - (time.monotonic() - t0)))
+        caught_up = time.monotonic() - t0
+        procs["hall"].send_signal(signal.SIGTERM)
+        procs["hall"].wait(10)
+        from controller.log import EventLog
+        logs = {}
+        for t in range(1, tables + 1):
+            with EventLog(str(folder / f"table-{t}.sqlite")) as log:
+                logs[t] = [r.to_dict() for r in log.records()]
+        store = Store(store_path)
+        stored = {t: store.records(NIGHT, t, upto=store.max_seq(NIGHT, t)) for t in logs}
+        lost = sum(1 for t in logs for r in logs[t] if r not in stored[t])
+        twice = store.count(NIGHT) - sum(len(v) for v in logs.values()) + lost
+        rules = Rules.preset("standard")
+        equal = fold_logs(rules, {t: store.records(NIGHT, t) for t in logs}) == fold_logs(rules, logs)
+        store.close()
+        result = {"broker": broker_kind, "tables": tables,
+                  "events": sum(len(v) for v in logs.values()),
+                  "table_kills": kills["table"], "hall_kills": kills["hall"], "lost": lost,
+                  "stored_twice": twice, "standings_equal": equal,
+                  "all_acked_after_s": round(caught_up, 1)}
+        result["ok"] = lost == 0 and twice == 0 and equal and all(
+            len(v) >= events for v in logs.values())
+        return result
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        broker.close()
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.club_chaos", description=__doc__.split("\n")[0])
     d = ChaosConfig()
@@ -252,7 +373,26 @@ def main(argv=None) -> int:
     p.add_argument("--settle", type=float, default=d.settle,
                    help="seconds to wait for the hall to catch up before counting losses")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--kill-processes", dest="kill_test", action="store_true",
+                   help="instead: tables and the hall in their own processes, killed with SIGKILL")
+    # The processes of the kill test.
+    p.add_argument("--role", choices=["table", "hall"], help=argparse.SUPPRESS)
+    p.add_argument("--table", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--log", help=argparse.SUPPRESS)
+    p.add_argument("--store", help=argparse.SUPPRESS)
+    p.add_argument("--gap", type=float, default=0.01, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if a.role == "table":
+        return _table_process(a)
+    if a.role == "hall":
+        return _hall_process(a)
+    if a.kill_test:
+        with tempfile.TemporaryDirectory(prefix="club-kills-") as folder:
+            result = run_kills(folder, broker_kind=a.broker, tables=a.tables if a.tables != 40 else 8,
+                               events=max(200, a.events // 40), table_kills=10, hall_kills=5)
+        print(json.dumps(result) if a.json else "\n".join(f"  {k:<20} {v}" for k, v in result.items()))
+        return 0 if result["ok"] else 1
     cfg = ChaosConfig(tables=a.tables, events=a.events, kills=a.kills, outages=a.outages,
                       duration=a.duration, broker=a.broker, resend=not a.no_resend, seed=a.seed,
                       settle=a.settle)

@@ -207,3 +207,11 @@ def test_chaos_without_resend_loses_events_and_the_check_says_so(tmp_path):
     r = _chaos(folder=str(tmp_path / "chaos"), resend=False, settle=4.0)
     assert r["lost"] > 0, r
     assert not r["ok"]
+
+
+def test_a_table_and_the_hall_each_killed_mid_night_lose_nothing(tmp_path):
+    from bench.club_chaos import run_kills
+    r = run_kills(tmp_path / "kills", tables=2, events=250, table_kills=2, hall_kills=2, gap=0.01)
+    assert r["table_kills"] == 2 and r["hall_kills"] == 2, r
+    assert r["lost"] == 0 and r["stored_twice"] == 0 and r["standings_equal"], r
+    assert r["ok"]
