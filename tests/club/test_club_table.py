@@ -161,3 +161,24 @@ def test_a_club_table_with_cards_deals_only_in_a_round_the_hall_started(tmp_path
     finally:
         svc.close()
         hub.stop()
+
+
+def test_the_examples_are_valid():
+    import tomllib
+    from pathlib import Path
+
+    from hall.broker import acl_text
+    from hall.service import load_hall_config
+    root = Path(__file__).resolve().parents[2] / "examples"
+    cfg = load_hall_config(root / "hall.toml")
+    assert cfg.night_id == "fri-2026-11-27" and cfg.tables == list(range(1, 11))
+    # The [club] example, uncommented, is a valid section.
+    text = (root / "table.toml").read_text()
+    club = text[text.index("# [club]"):]
+    section = "\n".join(line[2:] for line in club.splitlines() if line.startswith("# "))
+    data = tomllib.loads(section)
+    assert check_config({**data, "panel": {}}).club.table == 3
+    # The broker's example ACL is the one the tests' brokers use.
+    acl = [ln for ln in (root / "club-broker" / "club.acl").read_text().splitlines()
+           if not ln.startswith("#")]
+    assert "\n".join(acl) + "\n" == acl_text()
