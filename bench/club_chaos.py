@@ -59,7 +59,8 @@ from controller.club_sim import fold_logs  # noqa: E402
 
 
 # ---------------------------------------------------------------------- a virtual table
-def table_script(number: int, events: int, rules, rng, hands_per_round: int = 4) -> list:
+def table_script(number: int, events: int, rules, rng, hands_per_round: int = 4,
+                 night: str = NIGHT) -> list:
     """A table's night: a ``club_round`` record, then hands of random legal play, again
     until at least ``events`` events. The same seed gives the same night."""
     from controller.club import hand_events, next_dealer
@@ -69,7 +70,7 @@ def table_script(number: int, events: int, rules, rng, hands_per_round: int = 4)
     while len(script) < events:
         r += 1
         seating = {s: f"P{number:02d}{s}" for s in SEATS}
-        script.append({"type": "club_round", "night": NIGHT, "round": r, "table": number,
+        script.append({"type": "club_round", "night": night, "round": r, "table": number,
                        "seating": seating})
         for _ in range(hands_per_round):
             script.extend(hand_events(rules, dealer, rng))
@@ -81,14 +82,14 @@ class ChaosTable:
     """One table: its log, its publisher, a writer thread appending its night."""
 
     def __init__(self, number: int, folder: Path, port: int, events: int, rules, rng,
-                 cfg: ChaosConfig, hall_password: str, clock=time.time):
+                 cfg: ChaosConfig, hall_password: str, clock=time.time, night: str = NIGHT):
         from controller.club import ClubConfig, ClubLink
         from controller.log import EventLog
         self.number = number
         self.path = folder / f"table-{number}.sqlite"
         self.log = EventLog(str(self.path))
-        self.script = table_script(number, events, rules, rng, cfg.hands_per_round)
-        club = ClubConfig(night=NIGHT, table=number, port=port, password=f"pw{number}",
+        self.script = table_script(number, events, rules, rng, cfg.hands_per_round, night)
+        club = ClubConfig(night=night, table=number, port=port, password=f"pw{number}",
                           keepalive=cfg.keepalive, heartbeat=2.0, resend_after=2.0,
                           reconnect_max=1.0)
         self.link = ClubLink(club, self.path, device=f"dev-{number}", clock=clock,

@@ -78,7 +78,7 @@ class Broker:
 
     def __init__(self, kind: str = "mosquitto", users: Optional[dict] = None,
                  port: Optional[int] = None, folder: Optional[str] = None,
-                 extra_conf: str = "", nats_extra: str = ""):
+                 extra_conf: str = "", nats_extra: str = "", domain: Optional[str] = None):
         if kind not in KINDS:
             raise BrokerError(f"broker kind {kind!r}: use mosquitto or nats")
         self.kind = kind
@@ -89,6 +89,7 @@ class Broker:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.extra_conf = extra_conf
         self.nats_extra = nats_extra
+        self.domain = domain
         self.nats_port = free_port() if kind == "nats" else None
         self.proc: Optional[subprocess.Popen] = None
         self.starts = 0
@@ -133,9 +134,10 @@ class Broker:
                                   "(apt-get install nats-server)")
             self.exe = exe
             store = self.folder / "jetstream"
+            domain = f", domain: {self.domain}" if self.domain else ""
             conf = [f"listen: 127.0.0.1:{self.nats_port}",
-                    f"server_name: hall_{self.port}",
-                    f"jetstream {{ store_dir: \"{store}\" }}",
+                    f"server_name: {self.domain or 'hall'}_{self.port}",
+                    f"jetstream {{ store_dir: \"{store}\"{domain} }}",
                     f"mqtt {{ listen: 127.0.0.1:{self.port} }}",
                     self.nats_extra]
             self.conf = self.folder / "nats.conf"
