@@ -178,7 +178,8 @@ def _wait(cond, timeout) -> bool:
 def _serve(app, host: str, port: int):
     """The hall page with uvicorn on its own thread; ``server.should_exit = True`` stops it."""
     import uvicorn
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=1)
     server = uvicorn.Server(config)
     server.thread = threading.Thread(target=server.run, name="hall-web", daemon=True)
     server.thread.start()

@@ -50,7 +50,9 @@ def run(args) -> int:
         else:
             import uvicorn
             print(f"Hall page: http://{cfg.web['host']}:{cfg.web['port']}/", flush=True)
-            uvicorn.run(app, host=cfg.web["host"], port=cfg.web["port"], log_level="warning")
+            # Open event streams must not hold a stop (SIGTERM) up.
+            uvicorn.run(app, host=cfg.web["host"], port=cfg.web["port"], log_level="warning",
+                        timeout_graceful_shutdown=1)
     finally:
         service.close()
     return 0

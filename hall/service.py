@@ -282,13 +282,18 @@ class HallService:
         self._dirty.set()
 
     def _run(self) -> None:
+        last = time.monotonic()
         while not self._stop.is_set():
-            self._dirty.wait(0.25)
+            dirty = self._dirty.wait(0.25)
             self._dirty.clear()
             if self._stop.is_set():
                 break
             try:
-                self._refold()
+                # Fold again when something was stored, and once a second anyway (a
+                # table's link turns stale with time alone).
+                if dirty or time.monotonic() - last >= 1.0:
+                    last = time.monotonic()
+                    self._refold()
                 self._manage_rounds()
             except Exception:  # the hall must keep running; say what broke
                 log.exception("hall service: error in the fold or round management")
