@@ -167,7 +167,7 @@ class ClubLink:
         self._ack_since_connect = False
         self._resend_from: Optional[int] = None
         self._outstanding: set = set()
-        self._status = {"round": None, "hand": None, "score": None}
+        self._status = {"round": None, "hand": None, "score": None, "round_over": False}
         self._status_dirty = True
         self._last_status = 0.0
         self._lock = threading.Lock()
@@ -475,7 +475,8 @@ class ClubTable:
     def _status(self) -> None:
         st = self.ctl.referee.state
         score = st["score"] if self.cfg.entry == "cards" else self.score
-        self.link.set_status(round=self.round.round, hand=self.round.hands, score=dict(score))
+        self.link.set_status(round=self.round.round, hand=self.round.hands, score=dict(score),
+                             round_over=self.round.over)
 
     def note_event(self, event) -> None:
         """The service logged ``event``: count the round's hands."""

@@ -43,6 +43,7 @@ class TableLink:
     round: Optional[int] = None
     hand: Optional[int] = None
     score: Optional[dict] = None
+    round_over: bool = False        # the table has been told its round is over
     devices: set = field(default_factory=set)   # every device seen claiming this table
     last_resend: float = -1e9
     resend_from: int = 0
@@ -261,7 +262,7 @@ class Hub:
         last = s.get("last_seq")
         if isinstance(last, int) and not isinstance(last, bool):
             link.last_seq = max(link.last_seq, last)
-        for key in ("round", "hand", "score"):
+        for key in ("round", "hand", "score", "round_over"):
             if key in s:
                 setattr(link, key, s[key])
         return True
@@ -342,6 +343,7 @@ class Hub:
                           "last_seq": link.last_seq,
                           "stored": self.store.contiguous(self.night, t),
                           "round": link.round, "hand": link.hand, "score": link.score,
+                          "round_over": link.round_over,
                           "devices": sorted(link.devices)}
         return out
 

@@ -240,6 +240,7 @@ class HallService:
         self._waiters: set = set()
         self._round_over_at: Optional[float] = None
         self._sent_round: dict = {}          # table -> round whose seating it was sent
+        self._sent_over: dict = {}           # table -> when "round over" was last sent again
         self.thread = threading.Thread(target=self._run, name="hall-service", daemon=True)
         if not self.store.hall_events():
             self.store.append_hall({"kind": "night", "night": cfg.night_id,
@@ -362,6 +363,9 @@ class HallService:
         # Ended: the next round after the pause, or the night is over.
         if self._round_over_at is None:
             self._round_over_at = now
+        if not self.moves and start["round"] < self.night.rounds:
+            self.moves = self._moves()        # a restarted hall works them out again
+        self._resend_round_over(start)
         if start["round"] >= self.night.rounds:
             self.finished = True
             self._refold()
@@ -421,6 +425,32 @@ class HallService:
                               "hands": self.night.hands_per_round if self.cfg.end_by == "hands" else None,
                               "ends_at": start.get("ends_at")})
 
+    def _moves(self) -> dict:
+        """Where each player goes next: ``{player: {"table", "seat"}}`` from the next
+        round's plan (the movement is a pure function of the hall's events)."""
+        moves = {}
+        nxt = self.night.plan_round(self.hall_events(), self.standings)
+        for t, seating in (nxt or {}).get("seating", {}).items():
+            for seat, player in seating.items():
+                moves[player] = {"table": int(t), "seat": seat}
+        return moves
+
+    def _resend_round_over(self, start: dict) -> None:
+        """A table that was away when its round ended is told again (its status says
+        whether it knows), at most every two seconds."""
+        now = time.monotonic()
+        states = self.hub.table_states()
+        for t in start.get("seating", {}):
+            st = states.get(int(t))
+            if st is None or st["state"] == "offline" or st.get("round_over") or \
+                    st.get("round") != start["round"]:
+                continue
+            last = self._sent_over.get(int(t), -1e9)
+            if now - last >= 2.0:
+                self._sent_over[int(t)] = now
+                self.hub.send(int(t), {"cmd": "round_over", "round": start["round"],
+                                       "next": self.moves})
+
     def end_round(self, round_no: int, by: str) -> None:
         """End the round: a ``round_end`` hall event; each table is told where its players
         go next (from the next round's plan)."""
@@ -431,14 +461,10 @@ class HallService:
             self.store.append_hall({"kind": "round_end", "round": round_no, "by": by},
                                    at=self.clock())
             self._refold()
-            moves = {}
-            if round_no < self.night.rounds:
-                nxt = self.night.plan_round(self.hall_events(), self.standings)
-                for t, seating in (nxt or {}).get("seating", {}).items():
-                    for seat, player in seating.items():
-                        moves[player] = {"table": int(t), "seat": seat}
+            moves = self._moves() if round_no < self.night.rounds else {}
             self.moves = moves
             self._round_over_at = self.clock()
+        self._sent_over = {int(t): time.monotonic() for t in start.get("seating", {})}
         log.info("round %s over (by %s)", round_no, by)
         for t in start.get("seating", {}):
             self.hub.send(int(t), {"cmd": "round_over", "round": round_no, "next": moves})

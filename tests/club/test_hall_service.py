@@ -92,3 +92,28 @@ def test_hall_config_errors_are_one_line_and_name_the_key():
         check_hall_config({"hall": {"night": "n", "tables": 2, "end_by": "bell"}})
     cfg = check_hall_config({"hall": {"night": "n", "tables": [3, 1]}, "broker": {"port": 1884}})
     assert cfg.tables == [1, 3] and cfg.broker["port"] == 1884
+
+
+def test_a_table_away_when_its_round_ended_is_told_when_it_is_back(tmp_path, broker):
+    from controller.club import ClubLink
+    night = StandInNight(tables=2, rounds=2, hands_per_round=50)
+    cfg = hall_cfg(tmp_path, broker.port, 2, end_by="director")
+    cfg.pause = 3600.0
+    svc = HallService(cfg, night).start()
+    tables = [t.start() for t in virtual_tables(tmp_path, broker.port, 2, night.rules)]
+    try:
+        assert wait_for(lambda: all(t.club.round.round == 1 for t in tables), 20)
+        away = tables[1].club
+        away.link.stop()                                   # table 2 loses its link
+        assert wait_for(lambda: svc.hub.table_states()[2]["state"] == "offline")
+        assert svc.director("1234", {"kind": "end_round", "round": 1, "reason": "bell"})[0]
+        assert wait_for(lambda: tables[0].club.round.over)
+        assert not away.round.over
+        away.link = ClubLink(away.cfg, tables[1].path, away.device).start()   # back
+        assert wait_for(lambda: away.round.over, 15)
+        said = next(a for a in away.announced if a.startswith("Round 1 over. Next: "))
+        assert night.seating(1)["2"]["N"] + ": table 2, seat North" in said
+    finally:
+        for t in tables:
+            t.stop()
+        svc.close()
