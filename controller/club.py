@@ -464,9 +464,14 @@ class ClubTable:
 
     def wants_hand(self) -> bool:
         """May a new hand start? Only in a round the hall started, not over, until its
-        hands are played or its clock has run out; never at a table that keys results in."""
+        hands are played or its clock has run out; never at a table that keys results in
+        (its players deal when the round is open: :meth:`round_open`)."""
+        return self.cfg.entry == "cards" and self.round_open()
+
+    def round_open(self) -> bool:
+        """Is a round on, with hands still to play?"""
         r = self.round
-        if self.cfg.entry == "panel" or r.round is None or r.over:
+        if r.round is None or r.over:
             return False
         if r.ends_at is not None:
             return self.clock() < r.ends_at
@@ -603,7 +608,7 @@ class VirtualClubTable:
     until the round's clock or "round over"), then waits for the next seating."""
 
     def __init__(self, cfg: ClubConfig, folder, rules, seed: int, pace: float = 0.0,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, keyed: bool = False):
         import random
         from controller.log import EventLog
         from controller.table import TableController
@@ -615,6 +620,7 @@ class VirtualClubTable:
         self.club = ClubTable(cfg, self.ctl, self.path, folder / f"table-{cfg.table}", clock=clock)
         self.rules, self.pace, self.clock = rules, pace, clock
         self.rng = random.Random(seed)
+        self.keyed = keyed      # a table without camera: each hand's result keyed in
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self.run, name=f"table-{cfg.table}", daemon=True)
 
@@ -624,13 +630,16 @@ class VirtualClubTable:
         return self
 
     def wants_hand(self) -> bool:
-        return self.club.wants_hand()
+        return self.club.round_open()
 
     def run(self) -> None:
         while not self.stop_event.is_set():
             self.club.step()
             if not self.wants_hand():
                 self.stop_event.wait(0.05)
+                continue
+            if self.keyed:
+                self._keyed_hand()
                 continue
             nxt = self.ctl.next_hand_event()
             dealer = nxt["dealer"] if nxt else self.rng.choice(SEATS)
@@ -640,6 +649,23 @@ class VirtualClubTable:
                 self.club.link.poke()
                 if self.pace:
                     self.stop_event.wait(self.pace)
+
+    def _keyed_hand(self) -> None:
+        """The players play a hand with real cards the table cannot see, then key its
+        result in; an opponent confirms (as on the bid panel, ``ResultComposer``)."""
+        from engine import Hand
+        hand = Hand.deal(self.rules, dealer=self.rng.choice(SEATS), rng=self.rng)
+        while not hand.is_over:
+            hand.apply(self.rng.choice(hand.legal_actions()))
+        r = hand.result
+        if r.thrown_in:
+            return
+        entered = self.rng.choice(SEATS)
+        other = [s for s in SEATS if (s in "NS") != (entered in "NS")]
+        self.club.log_result({"makers": r.makers, "tricks": r.tricks[r.makers], "alone": r.alone,
+                              "entered_by": entered, "confirmed_by": self.rng.choice(other)})
+        if self.pace:
+            self.stop_event.wait(self.pace * 30)
 
     def stop(self) -> None:
         self.stop_event.set()

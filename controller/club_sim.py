@@ -119,8 +119,12 @@ def simulate_club(n_tables: int, out_dir, seed: int = 1, rounds: int = 3, hands:
         for t in range(1, n_tables + 1):
             c = ClubConfig(night=night_id, table=t, port=broker.port, password=table_pw[t],
                            keepalive=10, heartbeat=2.0, resend_after=2.0, reconnect_max=1.0)
+            # The last table has no camera: its players key each hand's result in.
+            keyed = n_tables > 1 and t == n_tables
+            if keyed:
+                c.entry = "panel"
             tables.append(VirtualClubTable(c, out / "tables", rules, seed=seed * 1000 + t,
-                                           pace=pace).start())
+                                           pace=pace, keyed=keyed).start())
         seen_round = None
         deadline = time.monotonic() + timeout
         while not service.finished:

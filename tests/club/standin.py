@@ -51,7 +51,13 @@ class StandInNight(NightAPI):
             for rec in records:
                 if rec.get("type") == "club_round":
                     marks.append((rec["seq"], rec["seating"]))
-                elif rec.get("type") != "result":
+                elif rec.get("type") == "result":
+                    from controller.club import result_points
+                    seating = marks[-1][1] if marks else {}
+                    pts = result_points(rec)
+                    for seat, p in seating.items():
+                        totals[p] = totals.get(p, 0) + pts["NS" if seat in "NS" else "EW"]
+                else:
                     ref.feed({k: v for k, v in rec.items() if k not in ("seq", "at")}, seq=rec["seq"])
             for h in ref.records():
                 pts = (h.get("result") or {}).get("points")

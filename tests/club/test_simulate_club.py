@@ -18,6 +18,10 @@ def test_a_virtual_club_night_matches_an_independent_fold(tmp_path):
                                                 "round 2 over", "round 3 starts", "round 3 over"]
     # 16 players, each seated every round; the points are real (not all zero).
     assert len(s["independent"]) == 16 and any(s["independent"].values())
+    # The last table has no camera: its hands came in as keyed results.
+    from controller.log import read_events
+    kinds = [e.get("type") for _, e in read_events(str(tmp_path / "club" / "tables" / "table-4.sqlite"))]
+    assert kinds.count("club_round") == 3 and kinds.count("result") >= 3 and "hand" not in kinds
 
 
 def test_simulate_club_refuses_bad_arguments_with_one_line():
