@@ -127,7 +127,8 @@ def simulate_club(n_tables: int, out_dir, seed: int = 1, rounds: int = 3, hands:
                                            pace=pace, keyed=keyed).start())
         seen_round = None
         deadline = time.monotonic() + timeout
-        while not service.finished:
+        while True:
+            done = service.finished
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the night did not finish within {timeout:.0f} s")
             snap = service.snapshot()
@@ -135,6 +136,8 @@ def simulate_club(n_tables: int, out_dir, seed: int = 1, rounds: int = 3, hands:
             if key != seen_round and key[0] is not None:
                 seen_round = key
                 progress(f"  round {key[0]} " + ("over" if key[1] else "starts"))
+            if done:
+                break
             time.sleep(0.05)
         expected = {t.club.cfg.table: t.log.last_seq for t in tables}
         caught = _wait(lambda: service.hub.caught_up(expected), 30)
