@@ -1,0 +1,666 @@
+"""Who sits where each round: winners up/losers down, the fixed rotation, whist-tournament charts, round robin and Swiss; byes spread fairly; repeated partners found.
+
+``plan_round(night, hall_events, standings)`` gives the next ``round_start`` hall event.
+Progressive nights move players: *winners-up* (the winners of table t go to t-1, the
+losers to t+1, table 1 keeps its winners, the last table its losers, and the two who
+arrive together are split up as opponents), the *rotation* (North stays, South one table
+down, East one up, West two up), or a *whist* chart where every player partners every
+other player once and opposes each twice. Partnership nights pair fixed teams by a round
+robin or by Swiss pairing. When the players do not fill the tables, the ones who sit out
+are those who have sat out least (their counts never differ by more than one).
+
+>>> from hall.night import Night
+>>> night = Night.from_config({"id": "n", "players": 8, "rounds": 3, "hands": 4,
+...                            "movement": "rotation"})
+>>> r1 = plan_round(night, [], None)
+>>> r1["seating"]["1"], r1["seating"]["2"]
+({'N': 'P1', 'E': 'P2', 'S': 'P3', 'W': 'P4'}, {'N': 'P5', 'E': 'P6', 'S': 'P7', 'W': 'P8'})
+>>> plan_round(night, [dict(r1, seq=1)], None)["seating"]["1"]
+{'N': 'P1', 'E': 'P6', 'S': 'P7', 'W': 'P4'}
+"""
+from __future__ import annotations
+
+import functools
+import json
+import random
+from collections import defaultdict
+from importlib import resources
+from typing import Optional
+
+SEATS = ("N", "E", "S", "W")
+
+
+class MovementError(ValueError):
+    """A round that cannot be planned (the night is over, or the movement cannot seat these
+    players); the message says why."""
+
+
+# ------------------------------------------------------------------ checks
+def check(night) -> tuple:
+    """``(problem, warnings)`` for a night's movement: a problem stops the night from loading
+    (one line), warnings are shown to the director (e.g. partners that will repeat)."""
+    warnings = []
+    T = night.tables
+    if night.format == "partnership":
+        teams = len(night.teams)
+        if night.movement == "round-robin":
+            most = teams - 1 if teams % 2 == 0 else teams
+            if night.rounds > most:
+                return (f"a round robin of {teams} teams has {most} rounds; set rounds = {most} "
+                        "or fewer (or movement = \"swiss\")", [])
+        elif night.movement == "swiss" and night.rounds > teams - 1:
+            warnings.append(f"Swiss pairing of {teams} teams over {night.rounds} rounds: teams "
+                            "will meet again")
+        return None, warnings
+    if night.movement == "whist":
+        v = len(night.players)
+        if T < 2:
+            return ("a whist chart needs at least 8 players (two tables); choose "
+                    "movement = \"rotation\"", [])
+        n_rounds = len(whist_chart(v))
+        if night.rounds > n_rounds:
+            return (f"the whist chart for {v} players has {n_rounds} rounds; set rounds = "
+                    f"{n_rounds} or fewer", [])
+        if not whist_is_complete(v):
+            warnings.append(f"{v} players: no partnership repeats in the chart, but not every "
+                            "pair partners (a full whist tournament needs a number of players "
+                            "that is a multiple of 4, or one more)")
+    elif night.movement == "rotation":
+        if night.rounds > T:
+            warnings.append(f"The fixed rotation on {T} table{'s' if T != 1 else ''} repeats "
+                            f"partners from round {T + 1}: choose movement = \"whist\" for "
+                            f"{night.rounds} rounds without repeats")
+    elif night.movement == "winners-up":
+        warnings.append("Winners up, losers down may seat former partners together again; "
+                        "the director's page lists any repeats as they happen")
+    return None, warnings
+
+
+# ------------------------------------------------------------------ history
+def seatings(hall_events: list) -> dict:
+    """Round -> {"seating": {table: {seat: player}}, "sitting_out": [...]} as played: each
+    ``round_start`` with the director's ``move_player`` events applied."""
+    from hall.standings import _move  # one rule for moves, in the fold
+    out = {}
+    for ev in sorted(hall_events or (), key=lambda e: e.get("seq", 0)):
+        k = ev.get("kind")
+        if k == "round_start":
+            out[ev["round"]] = {"round": ev["round"],
+                                "seating": {int(t): dict(s) for t, s in ev["seating"].items()},
+                                "sitting_out": list(ev.get("sitting_out", []))}
+        elif k == "move_player" and ev.get("round") in out:
+            _move(out[ev["round"]], ev["player"], int(ev["table"]), ev["seat"])
+    return out
+
+
+def partnerships(seating: dict) -> list:
+    """The partner pairs of one round's seating, each a sorted tuple."""
+    pairs = []
+    for s in seating.values():
+        for a, b in (("N", "S"), ("E", "W")):
+            if s.get(a) and s.get(b):
+                pairs.append(tuple(sorted((s[a], s[b]))))
+    return pairs
+
+
+def partner_repeats(history: dict, new_round: Optional[int] = None, new_seating=None) -> list:
+    """Lines naming every partnership that repeats one of an earlier round.
+
+    >>> h = {1: {"seating": {1: {"N": "A", "S": "B", "E": "C", "W": "D"}}},
+    ...      2: {"seating": {1: {"N": "A", "S": "B", "E": "D", "W": "C"}}}}
+    >>> partner_repeats(h)
+    ['Round 2: A and B partnered in round 1 too', 'Round 2: C and D partnered in round 1 too']
+    """
+    rounds = {r: h["seating"] for r, h in history.items()}
+    if new_round is not None:
+        rounds[new_round] = new_seating
+    seen, out = {}, []
+    for r in sorted(rounds):
+        for pair in partnerships(rounds[r]):
+            if pair in seen:
+                out.append(f"Round {r}: {pair[0]} and {pair[1]} partnered in round {seen[pair]} too")
+            else:
+                seen[pair] = r
+    return out
+
+
+# ------------------------------------------------------------------ planning
+def plan_round(night, hall_events: list, standings) -> dict:
+    """The next round's ``round_start`` hall event: ``{"kind": "round_start", "round": R,
+    "seating": {"T": {"N": P, "E": P, "S": P, "W": P}}, "sitting_out": [P, ...],
+    "warnings": [...]}`` (table numbers as strings). ``standings`` (from
+    ``hall.standings.fold``) is needed by winners-up and Swiss after round 1."""
+    from hall.night import Night
+    night = Night.from_config(night)
+    history = seatings(hall_events)
+    r = max(history, default=0) + 1
+    if r > night.rounds:
+        raise MovementError(f"The night has {night.rounds} rounds and all have started")
+    if night.format == "partnership":
+        seating, out = _partnership(night, history, r, standings)
+    elif night.movement == "whist":
+        seating, out = _whist(night, r)
+    else:
+        seating, out = _progressive(night, history, r, standings)
+    warnings = [w for w in partner_repeats(history, r, seating) if w.startswith(f"Round {r}:")]
+    if night.format == "partnership" and night.movement == "swiss":
+        warnings = []   # fixed teams always partner; the Swiss pairing says about rematches
+    return {"kind": "round_start", "round": r,
+            "seating": {str(t): dict(s) for t, s in sorted(seating.items())},
+            "sitting_out": list(out), "warnings": warnings}
+
+
+def draw(night) -> list:
+    """The players in the order of the draw: as listed, or shuffled by ``seed`` when set."""
+    players = list(night.players)
+    if night.seed:
+        random.Random(night.seed).shuffle(players)
+    return players
+
+
+def _seat_in_order(players) -> dict:
+    return {t + 1: dict(zip(SEATS, players[4 * t:4 * t + 4])) for t in range(len(players) // 4)}
+
+
+def _bye_counts(night, history):
+    counts = {p: 0 for p in night.players}
+    last = {p: 0 for p in night.players}
+    for r, h in history.items():
+        for p in h["sitting_out"]:
+            if p in counts:
+                counts[p] += 1
+                last[p] = max(last[p], r)
+    return counts, last
+
+
+def choose_byes(players_in_order, counts, last, b) -> list:
+    """The ``b`` players to sit out next: fewest byes so far, then longest since their last
+    one, then latest in the draw. Choosing so keeps every player's count within one of
+    every other's after every round.
+
+    >>> choose_byes(["A", "B", "C", "D", "E"], {"A": 1, "B": 0, "C": 0, "D": 0, "E": 1},
+    ...             {"A": 1, "B": 0, "C": 0, "D": 0, "E": 2}, 2)
+    ['C', 'D']
+    """
+    order = {p: i for i, p in enumerate(players_in_order)}
+    ranked = sorted(players_in_order, key=lambda p: (counts[p], last[p], -order[p]))
+    return sorted(ranked[:b], key=order.get)
+
+
+def _progressive(night, history, r, standings):
+    order = draw(night)
+    T, b = night.tables, night.byes
+    counts, last = _bye_counts(night, history)
+    if r == 1 or (r - 1) not in history:
+        out = choose_byes(order, counts, last, b)
+        playing = [p for p in order if p not in out]
+        return _seat_in_order(playing), out
+    prev = history[r - 1]
+    slots = {t: dict(s) for t, s in prev["seating"].items()}
+    if night.movement == "rotation":
+        seating = _rotate(slots, T)
+    else:
+        seating = _winners_up(slots, T, _movers(standings, r - 1, slots))
+    out_new = choose_byes(order, counts, last, b)
+    returning = [p for p in order if p in prev["sitting_out"] and p not in out_new]
+    # The players coming back from a bye take the seats of those who now sit out.
+    for t in sorted(seating):
+        for s in SEATS:
+            if seating[t].get(s) in out_new and returning:
+                seating[t][s] = returning.pop(0)
+    return seating, out_new
+
+
+def _rotate(slots, T):
+    """North stays, South one table down, East one up, West two up (wrapping round)."""
+    new = {t: {} for t in range(1, T + 1)}
+    for t, s in slots.items():
+        for seat, step in (("N", 0), ("S", 1), ("E", -1), ("W", -2)):
+            if seat in s:
+                new[(t - 1 + step) % T + 1][seat] = s[seat]
+    return {t: {k: s[k] for k in SEATS if k in s} for t, s in new.items()}
+
+
+def _movers(standings, r, slots):
+    """Table -> the side that moves up from round r (the winners; on a tie the side that
+    scored last)."""
+    out = {}
+    rd = None if standings is None else standings.rounds.get(r)
+    for t in slots:
+        tab = None if rd is None else rd["tables"].get(t)
+        out[t] = "NS" if tab is None else tab["mover"]
+    return out
+
+
+def _winners_up(slots, T, movers):
+    """Winners of table t go to t-1 (table 1 keeps its winners), losers to t+1 (the last
+    table keeps its losers). At the new table the pair that arrived together is split: one
+    sits North, the other East, so they are opponents."""
+    arriving = defaultdict(list)      # table -> [pair, pair]
+    for t in sorted(slots):
+        s = slots[t]
+        up = movers.get(t, "NS")
+        win = [s.get(x) for x in (("N", "S") if up == "NS" else ("E", "W"))]
+        lose = [s.get(x) for x in (("E", "W") if up == "NS" else ("N", "S"))]
+        arriving[max(1, t - 1)].append(win)
+        arriving[min(T, t + 1)].append(lose)
+    new = {}
+    for t in range(1, T + 1):
+        (a1, a2), (b1, b2) = arriving[t]
+        new[t] = {"N": a1, "E": a2, "S": b2, "W": b1}
+    return new
+
+
+def _partnership(night, history, r, standings):
+    teams = list(range(len(night.teams)))
+    if night.movement == "round-robin":
+        pairs, bye = _round_robin(len(teams), r)
+    else:
+        pairs, bye = _swiss(night, history, r, standings)
+    seating = {}
+    for t, (a, b) in enumerate(pairs, 1):
+        ta, tb = night.teams[a], night.teams[b]
+        seating[t] = {"N": ta[0], "E": tb[0], "S": ta[1], "W": tb[1]}
+    out = list(night.teams[bye]) if bye is not None else []
+    return seating, out
+
+
+def _round_robin(n, r):
+    """The circle method: team 0 stays, the others rotate; with an odd number of teams a
+    phantom team's opponent has the bye."""
+    ids = list(range(n)) + ([None] if n % 2 else [])
+    m = len(ids)
+    rot = ids[1:]
+    k = (r - 1) % (m - 1)
+    rot = rot[-k:] + rot[:-k] if k else rot
+    ring = [ids[0]] + rot
+    pairs, bye = [], None
+    for i in range(m // 2):
+        a, b = ring[i], ring[m - 1 - i]
+        if a is None or b is None:
+            bye = b if a is None else a
+        else:
+            pairs.append((a, b) if i % 2 == 0 or True else (b, a))
+    return pairs, bye
+
+
+def _swiss(night, history, r, standings):
+    """Pair teams with equal scores: ranked by total then margin, each paired with the next
+    team below it that it has not met (backtracking when the last ones have all met);
+    with an odd number the lowest team without a bye sits out."""
+    n = len(night.teams)
+    names = list(night.team_names)
+    score = {i: (0, 0) for i in range(n)}
+    if standings is not None:
+        for row in standings.ranking():
+            if row["entrant"] in names:
+                score[names.index(row["entrant"])] = (row["total"], row["margin"])
+    met, byes = set(), set()
+    team_of = {p: i for i, t in enumerate(night.teams) for p in t}
+    for h in history.values():
+        for s in h["seating"].values():
+            a, b = team_of.get(s.get("N")), team_of.get(s.get("E"))
+            met.add((a, b))
+            met.add((b, a))
+        for p in h["sitting_out"]:
+            byes.add(team_of.get(p))
+    order = sorted(range(n), key=lambda i: (-score[i][0], -score[i][1], i))
+    bye = None
+    if n % 2:
+        bye = next((i for i in reversed(order) if i not in byes), order[-1])
+        order.remove(bye)
+
+    def pair(rest):
+        if not rest:
+            return []
+        a = rest[0]
+        for b in rest[1:]:
+            if (a, b) not in met:
+                sub = pair([x for x in rest[1:] if x != b])
+                if sub is not None:
+                    return [(a, b)] + sub
+        return None
+
+    pairs = pair(order)
+    if pairs is None:   # everyone has met: pair straight down the ranking
+        pairs = [(order[i], order[i + 1]) for i in range(0, len(order), 2)]
+    return pairs, bye
+
+
+# ------------------------------------------------------------------ whist charts
+def _whist(night, r):
+    chart = whist_chart(len(night.players))
+    players = draw(night)
+    tables, out = chart[r - 1]
+    seating = {t: {s: players[i] for s, i in zip(SEATS, tab)} for t, tab in enumerate(tables, 1)}
+    return seating, [players[i] for i in out]
+
+
+INF = "inf"
+
+
+def _prime_power(q):
+    for p in range(2, q + 1):
+        if q % p == 0:
+            k, x = 0, q
+            while x % p == 0:
+                x //= p
+                k += 1
+            return (p, k) if x == 1 else None
+    return None
+
+
+class _GF:
+    """GF(p^k), elements encoded as integers (base-p digits of the polynomial's
+    coefficients). Small and slow; used once per chart."""
+
+    def __init__(self, p, k):
+        self.p, self.k, self.q = p, k, p ** k
+        self.mod = self._irreducible() if k > 1 else None
+
+    def digits(self, a):
+        return [(a // self.p ** i) % self.p for i in range(self.k)]
+
+    def num(self, d):
+        return sum(c * self.p ** i for i, c in enumerate(d))
+
+    def add(self, a, b):
+        return self.num([(x + y) % self.p for x, y in zip(self.digits(a), self.digits(b))])
+
+    def neg(self, a):
+        return self.num([(-x) % self.p for x in self.digits(a)])
+
+    def mul(self, a, b):
+        if self.k == 1:
+            return a * b % self.p
+        x, y = self.digits(a), self.digits(b)
+        prod = [0] * (2 * self.k - 1)
+        for i, c in enumerate(x):
+            for j, d in enumerate(y):
+                prod[i + j] = (prod[i + j] + c * d) % self.p
+        for i in range(len(prod) - 1, self.k - 1, -1):   # reduce by the monic modulus
+            c = prod[i]
+            if c:
+                for j, m in enumerate(self.mod):
+                    prod[i - self.k + j] = (prod[i - self.k + j] - c * m) % self.p
+                prod[i] = 0
+        return self.num(prod[:self.k])
+
+    def _irreducible(self):
+        # monic x^k + c_{k-1}x^{k-1} + ... + c_0: irreducible when it has no root and (for
+        # k <= 3, all we need) therefore no factor; k = 4 is checked by brute force.
+        p, k = self.p, self.k
+        for code in range(p ** k):
+            coeffs = [(code // p ** i) % p for i in range(k)] + [1]
+            if coeffs[0] == 0:
+                continue
+            if any(sum(c * pow(x, i, p) for i, c in enumerate(coeffs)) % p == 0 for x in range(p)):
+                continue
+            if k == 4 and self._has_quadratic_factor(coeffs):
+                continue
+            return coeffs
+        raise ValueError("no irreducible polynomial")
+
+    def _has_quadratic_factor(self, coeffs):
+        p = self.p
+        for a in range(p):
+            for b in range(p):
+                # divide coeffs by x^2 + a x + b
+                rem = list(coeffs)
+                for i in range(len(rem) - 1, 1, -1):
+                    c = rem[i]
+                    rem[i] = 0
+                    rem[i - 1] = (rem[i - 1] - c * a) % p
+                    rem[i - 2] = (rem[i - 2] - c * b) % p
+                if rem[0] == 0 and rem[1] == 0:
+                    return True
+        return False
+
+    def primitive(self):
+        q = self.q
+        n = q - 1
+        factors = {f for f in range(2, n + 1) if n % f == 0 and all(f % d for d in range(2, f))}
+        for g in range(2, q):
+            if all(self.pow(g, n // f) != 1 for f in factors):
+                return g
+        return 1  # q = 2, 3
+
+    def pow(self, a, e):
+        r = 1
+        for _ in range(e):
+            r = self.mul(r, a)
+        return r
+
+
+def _field_base(q):
+    """The whist tournament Wh(q) for a prime power q = 4n+1 (Baker 1975; Anderson,
+    "Combinatorial Designs and Tournaments", 1997, ch. 8): with x a primitive element,
+    the base round's tables are (x^i, x^(i+n), -x^i, -x^(i+n)) for i < n, partners
+    opposite; 0 sits out; round g adds g to every player. Partner differences are
+    2·x^j, once each; opponent differences (1 ± x^n)·x^j, twice each."""
+    p, k = _prime_power(q)
+    F = _GF(p, k)
+    n = (q - 1) // 4
+    x = F.primitive()
+    tables = []
+    for i in range(n):
+        a, b = F.pow(x, i), F.pow(x, i + n)
+        tables.append([a, b, F.neg(a), F.neg(b)])
+    return {"group": [p, k], "tables": tables}
+
+
+@functools.lru_cache(maxsize=None)
+def _cached_bases() -> dict:
+    try:
+        text = resources.files("hall").joinpath("whist_bases.json").read_text()
+    except FileNotFoundError:
+        return {}
+    return {int(k): v for k, v in json.loads(text).items()}
+
+
+def whist_base(v: int) -> Optional[dict]:
+    """The base round of a whist tournament Wh(v) (v = 4n or 4n+1 players), or None.
+
+    Prime powers 4n+1 use the finite-field construction above; every other size comes
+    from ``whist_bases.json``, Z-cyclic base rounds found by :func:`search_base` (a
+    deterministic search, rerun with ``python -m hall.movements --build``) and checked
+    by the tests for every size from 8 to 164 players."""
+    if v % 4 == 1 and _prime_power(v):
+        return _field_base(v)
+    return _cached_bases().get(v)
+
+
+def _develop(v, base):
+    """All rounds of Wh(v) from its base round: ``[(tables, byes)]`` with players numbered
+    0..v-1 (the group's elements, then infinity last)."""
+    p, k = base["group"]
+    m = p ** k
+    F = _GF(p, k) if k > 1 else None
+    add = F.add if F else (lambda a, b: (a + b) % m)
+    rounds = []
+    for g in range(m):
+        tables, used = [], set()
+        for tab in base["tables"]:
+            row = [v - 1 if x == INF or x == -1 else add(x, g) for x in tab]
+            tables.append(tuple(row))
+            used.update(row)
+        rounds.append((tables, [x for x in range(v) if x not in used]))
+    return rounds
+
+
+@functools.lru_cache(maxsize=None)
+def whist_chart(v: int) -> list:
+    """The chart for ``v`` players (8 to 163): a list of rounds, each ``(tables, byes)``
+    with tables as ``(N, E, S, W)`` player numbers 0..v-1, partners N-S and E-W.
+
+    - 4n players: Wh(4n), 4n-1 rounds, everyone plays every round;
+    - 4n+1: Wh(4n+1), 4n+1 rounds, each player sits out once;
+    - 4n+3: Wh(4n+4) without its last player: that player's three tablemates sit out,
+      each player three times in all;
+    - 4n+2: Wh(4n+1) and one player more, who takes the seat of a player chosen to sit
+      out (never partnering anyone twice) or sits out, two byes a round.
+    For 4n+2 and 4n+3 the rounds are ordered so that, after every round, no player has
+    sat out twice more than another. No partnership repeats in any chart; every pair
+    partners once and opposes twice in the first two kinds."""
+    if v % 4 in (0, 1):
+        base = whist_base(v)
+        if base is None:
+            raise MovementError(f"no whist chart is known for {v} players")
+        return _develop(v, base)
+    if v % 4 == 3:
+        full = whist_chart(v + 1)
+        rounds = []
+        for tables, byes in full:
+            keep = [t for t in tables if v not in t]
+            out = sorted(x for t in tables if v in t for x in t if x != v)
+            rounds.append((keep, out))
+        return _fair_order(rounds, v)
+    return _plus_one(whist_chart(v - 1), v)
+
+
+def whist_is_complete(v: int) -> bool:
+    """True when the chart for ``v`` players is a whole whist tournament."""
+    return v % 4 in (0, 1)
+
+
+def _fair_order(rounds, v, seed=0):
+    """The rounds reordered so that bye counts never differ by more than one after any
+    round (a depth-first search; deterministic)."""
+    rng = random.Random(seed)
+    n = len(rounds)
+    for attempt in range(50):
+        counts = [0] * v
+        left = list(range(n))
+        rng.shuffle(left)
+        order = []
+        steps = 0
+
+        def ok(byes):
+            c = list(counts)
+            for x in byes:
+                c[x] += 1
+            return max(c) - min(c) <= 1
+
+        def dfs():
+            nonlocal steps
+            steps += 1
+            if steps > 20000:
+                return False
+            if not left:
+                return True
+            lo = min(counts)
+            cands = [i for i in left if ok(rounds[i][1])]
+            cands.sort(key=lambda i: -sum(counts[x] == lo for x in rounds[i][1]))
+            for i in cands[:6]:
+                left.remove(i)
+                order.append(i)
+                for x in rounds[i][1]:
+                    counts[x] += 1
+                if dfs():
+                    return True
+                for x in rounds[i][1]:
+                    counts[x] -= 1
+                order.pop()
+                left.append(i)
+            return False
+
+        if dfs():
+            return [rounds[i] for i in order]
+    raise MovementError(f"could not order the chart for {v} players with fair byes")
+
+
+def _plus_one(rounds, v, seed=0):
+    """Wh(v-1)'s rounds with one more player X = v-1: in each round X sits out beside the
+    natural bye, or takes the seat of a player who then sits out. X never partners anyone
+    twice, and bye counts stay within one after every round (a seeded depth-first search)."""
+    X = v - 1
+    rng = random.Random(seed)
+    n = len(rounds)
+    for attempt in range(100):
+        counts = [0] * v
+        used_partner = set()
+        left = list(range(n))
+        rng.shuffle(left)
+        out = []
+        steps = 0
+
+        def options(i):
+            tables, byes = rounds[i]
+            opts = [(None, None)]
+            for ti, tab in enumerate(tables):
+                for pos in range(4):
+                    partner = tab[(pos + 2) % 4]
+                    opts.append((ti, pos) if partner not in used_partner else None)
+            return [o for o in opts if o is not None]
+
+        def dfs():
+            nonlocal steps
+            steps += 1
+            if steps > 50000:
+                return False
+            if not left:
+                return True
+            lo = min(counts)
+            best = []
+            for i in left:
+                tables, byes = rounds[i]
+                for ti, pos in options(i):
+                    extra = X if ti is None else tables[ti][pos]
+                    new = byes + [extra]
+                    c = list(counts)
+                    for x in new:
+                        c[x] += 1
+                    if max(c) - min(c) > 1:
+                        continue
+                    best.append((-sum(counts[x] == lo for x in new), rng.random(), i, ti, pos))
+            best.sort()
+            for _, _, i, ti, pos in best[:4]:
+                tables, byes = rounds[i]
+                if ti is None:
+                    new_tables, new_byes, partner = tables, byes + [X], None
+                else:
+                    tab = list(tables[ti])
+                    sub, tab[pos] = tab[pos], X
+                    partner = tab[(pos + 2) % 4]
+                    new_tables = tables[:ti] + [tuple(tab)] + tables[ti + 1:]
+                    new_byes = sorted(byes + [sub])
+                left.remove(i)
+                for x in new_byes:
+                    counts[x] += 1
+                if partner is not None:
+                    used_partner.add(partner)
+                out.append((new_tables, new_byes))
+                if dfs():
+                    return True
+                out.pop()
+                if partner is not None:
+                    used_partner.discard(partner)
+                for x in new_byes:
+                    counts[x] -= 1
+                left.append(i)
+            return False
+
+        if dfs():
+            return out
+    raise MovementError(f"could not extend the chart to {v} players")
+
+
+def check_chart(v: int, rounds: list) -> dict:
+    """What a chart does, for the tests: ``partner`` (pair -> times partnered),
+    ``oppose`` (pair -> times opposed), ``byes`` (player -> times sat out), and
+    ``problems`` (a player twice in a round, a round of the wrong size)."""
+    partner, oppose = defaultdict(int), defaultdict(int)
+    byes = [0] * v
+    problems = []
+    for r, (tables, out) in enumerate(rounds, 1):
+        seen = [x for t in tables for x in t] + list(out)
+        if sorted(seen) != list(range(v)):
+            problems.append(f"round {r}: players {sorted(seen)} are not each player once")
+        for x in out:
+            byes[x] += 1
+        for a, b, c, d in tables:
+            for x, y in ((a, c), (b, d)):
+                partner[tuple(sorted((x, y)))] += 1
+            for x, y in ((a, b), (a, d), (c, b), (c, d)):
+                oppose[tuple(sorted((x, y)))] += 1
+    return {"partner": dict(partner), "oppose": dict(oppose), "byes": byes, "problems": problems}
