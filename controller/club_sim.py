@@ -66,8 +66,8 @@ def _bank(totals, seating, pts) -> None:
 def points_of(standings) -> dict:
     """``{player: points}`` from the standings as the hall page gets them (a list of rows
     with ``player`` and ``points``, or a mapping), for the check."""
-    if isinstance(standings, dict) and "rows" in standings:
-        standings = standings["rows"]
+    if isinstance(standings, dict) and "ranking" in standings:
+        return {row["entrant"]: row["total"] for row in standings["ranking"]}
     if isinstance(standings, dict):
         return {p: v for p, v in standings.items()}
     return {row["player"]: row["points"] for row in standings}
@@ -76,7 +76,8 @@ def points_of(standings) -> dict:
 def simulate_club(n_tables: int, out_dir, seed: int = 1, rounds: int = 3, hands: int = 4,
                   broker_kind: str = "mosquitto", night=None, web: bool = True,
                   pace: float = 0.0, progress: Callable[[str], None] = print,
-                  keep_open: Optional[threading.Event] = None, timeout: float = 600.0) -> dict:
+                  keep_open: Optional[threading.Event] = None, timeout: float = 600.0,
+                  movement: str = "rotation") -> dict:
     """Run a whole virtual club night; returns the summary (standings, check, files)."""
     import secrets
 
@@ -99,7 +100,8 @@ def simulate_club(n_tables: int, out_dir, seed: int = 1, rounds: int = 3, hands:
                      broker={"host": "127.0.0.1", "port": broker.port, "username": "hall",
                              "password": hall_pw},
                      web={"host": "127.0.0.1", "port": free_port()}, pause=0.5,
-                     night={"tables": n_tables, "rounds": rounds, "hands": hands})
+                     night={"players": 4 * n_tables, "rounds": rounds, "hands": hands,
+                            "movement": movement, "scoring": "standard"})
     server = tables = service = None
     try:
         if night is None:
@@ -195,15 +197,21 @@ def _serve(app, host: str, port: int):
 
 
 def print_summary(s: dict, out=print) -> None:
-    rows = sorted(points_of(s["standings"]).items(), key=lambda kv: (-kv[1], kv[0]))
+    st = s["standings"]
+    if isinstance(st, dict) and "ranking" in st:
+        # The night's own ranking: totals, then its tie-break chain; shared places as "=3".
+        rows = [(r["rank_text"], r["entrant"], r["total"]) for r in st["ranking"]]
+    else:
+        pts = sorted(points_of(st).items(), key=lambda kv: (-kv[1], kv[0]))
+        rows = []
+        for i, (player, total) in enumerate(pts):
+            place = next(j for j, (_, t) in enumerate(pts) if t == total) + 1
+            shared = sum(1 for _, t in pts if t == total) > 1
+            rows.append((f"={place}" if shared else str(place), player, total))
     out(f"\nFinal standings after {s['rounds']} rounds ({s['events']} table events, "
         f"{s['wall_seconds']} s):")
-    place = 0
-    for i, (player, pts) in enumerate(rows):
-        if i == 0 or pts != rows[i - 1][1]:
-            place = i + 1
-        tie = "=" if sum(1 for _, p in rows if p == pts) > 1 else " "
-        out(f"  {tie}{place:<3} {player:<10} {pts:>4}")
+    for rank, player, total in rows:
+        out(f"  {rank:>4}  {player:<12} {total:>4}")
     out(f"Standings equal to an independent fold of the tables' own logs: "
         f"{'yes' if s['standings_equal_independent_fold'] else 'NO'}")
     if s.get("url"):

@@ -92,6 +92,9 @@ def check_hall_config(data: dict, source: str = "hall.toml") -> HallConfig:
     for key in hall:
         if key not in known:
             fail("hall", f"unknown key {key!r}; keys here are {', '.join(known)}")
+    night_section = data.get("night", {})
+    if "night" not in hall and isinstance(night_section.get("id"), str):
+        hall = {**hall, "night": night_section["id"]}
     if "night" not in hall:
         fail("hall", "night is missing: the night's id, e.g. night = \"fri-2026-11-27\" "
              "(the tables' [club] night must be the same)")
@@ -99,15 +102,17 @@ def check_hall_config(data: dict, source: str = "hall.toml") -> HallConfig:
         topics.check_night(hall["night"])
     except topics.MessageError as exc:
         fail("hall", str(exc))
-    tables = hall.get("tables")
-    if isinstance(tables, int) and not isinstance(tables, bool) and 1 <= tables <= topics.MAX_TABLE:
+    tables = hall.get("tables", [])
+    if tables == []:
+        pass            # as many as the night seats (load_night_api fills them in)
+    elif isinstance(tables, int) and not isinstance(tables, bool) and 1 <= tables <= topics.MAX_TABLE:
         tables = list(range(1, tables + 1))
     elif isinstance(tables, list) and tables and all(
             isinstance(t, int) and not isinstance(t, bool) and 1 <= t <= topics.MAX_TABLE for t in tables):
         tables = sorted(set(tables))
     else:
         fail("hall", f"tables = {tables!r}: the number of tables (tables 1..N) or a list of "
-             "table numbers")
+             "table numbers (or leave it out: as many as the night seats)")
     cfg = HallConfig(night_id=hall["night"], tables=tables, source=source,
                      night=dict(data.get("night", {})))
     for key in ("store", "state_dir"):
@@ -520,13 +525,77 @@ class HallService:
         return True, message
 
 
-def load_night_api(cfg: HallConfig) -> NightAPI:
-    """The night's format from the ``[night]`` section, through the night's own modules.
+class ClubNight(NightAPI):
+    """The night's format through the night's own modules: ``hall.night.Night``, the
+    incremental fold ``hall.standings.Folder``, ``hall.movements.plan_round``, and when
+    present ``hall.director`` and ``hall.web``."""
 
-    HallError when they are missing or the section is wrong."""
+    def __init__(self, night):
+        from hall.standings import Folder
+        self.night = night
+        self.rules = night.engine_rules
+        self.hands_per_round = night.hands
+        self.minutes = night.minutes
+        self.rounds = night.rounds
+        self._folder = Folder(night)
+
+    def config(self) -> dict:
+        return self.night.to_config()
+
+    def fold(self, hall_events, tables):
+        return self._folder.fold(hall_events, tables)
+
+    def standings_dict(self, standings):
+        return standings.to_dict()
+
+    def plan_round(self, hall_events, standings):
+        from hall.movements import MovementError, plan_round
+        try:
+            return plan_round(self.night, hall_events, standings)
+        except MovementError as exc:
+            log.warning("no next round: %s", exc)
+            return None
+
+    def director(self, pin, action, hall_events):
+        try:
+            from hall import director
+        except ImportError:
+            return False, "director actions are not available in this hall", None
+        return director.apply(self.night, pin, action, hall_events)
+
+    def make_app(self, source):
+        try:
+            from hall.web import make_app
+        except ImportError:
+            return None
+        return make_app(source)
+
+
+def load_night_api(cfg: HallConfig) -> NightAPI:
+    """The night's format from the ``[night]`` section; HallError (one line) when it is
+    wrong. The night's id is ``[hall] night`` (``[night] id`` may repeat it); a night
+    needs no more tables than ``[hall] tables`` lists (left out: as many as it needs)."""
     try:
-        from hall import night_api
+        from hall.night import Night, NightError
     except ImportError as exc:
         raise HallError(f"the night's format modules are not installed ({exc}): this hall "
                         "cannot score a night") from None
-    return night_api.from_config(cfg)
+    section = dict(cfg.night)
+    if section.get("id", cfg.night_id) != cfg.night_id:
+        raise HallError(f"{cfg.source}: [night] id = {section['id']!r} but [hall] night = "
+                        f"{cfg.night_id!r}: they name the same night; give one")
+    section["id"] = cfg.night_id
+    try:
+        night = Night.from_config(section)
+    except NightError as exc:
+        raise HallError(f"{cfg.source}: [night] {exc}") from None
+    if not cfg.tables:
+        cfg.tables = list(range(1, night.tables + 1))
+    elif night.tables > len(cfg.tables) or any(t not in cfg.tables for t in range(1, night.tables + 1)):
+        raise HallError(f"{cfg.source}: the night seats tables 1-{night.tables} but [hall] tables "
+                        f"lists {_table_list(cfg.tables)}; list them all (or leave tables out)")
+    return ClubNight(night)
+
+
+def _table_list(tables) -> str:
+    return ", ".join(map(str, tables))

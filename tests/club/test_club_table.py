@@ -168,10 +168,11 @@ def test_the_examples_are_valid():
     from pathlib import Path
 
     from hall.broker import acl_text
-    from hall.service import load_hall_config
+    from hall.service import load_hall_config, load_night_api
     root = Path(__file__).resolve().parents[2] / "examples"
     cfg = load_hall_config(root / "hall.toml")
     assert cfg.night_id == "fri-2026-11-27" and cfg.tables == list(range(1, 11))
+    assert load_night_api(cfg).rounds == 8
     # The [club] example, uncommented, is a valid section.
     text = (root / "table.toml").read_text()
     club = text[text.index("# [club]"):]

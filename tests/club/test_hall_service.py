@@ -117,3 +117,75 @@ def test_a_table_away_when_its_round_ended_is_told_when_it_is_back(tmp_path, bro
         for t in tables:
             t.stop()
         svc.close()
+
+
+def test_the_hall_command_killed_mid_night_restarts_with_identical_standings(tmp_path, broker):
+    """`euchre-table hall` in its own process with the night's real format, SIGKILLed in
+    round 2 and started again: the night goes on, nothing is lost, and the standings from
+    its store equal an independent fold of the tables' own logs."""
+    import signal
+    import subprocess
+    import sys
+
+    from controller.club_sim import fold_logs, points_of
+    from hall.service import ClubNight, load_hall_config, load_night_api
+    from hall.store import Store
+
+    toml = tmp_path / "hall.toml"
+    toml.write_text(f"""
+[hall]
+night = "{NIGHT}"
+store = "{tmp_path / 'hall.sqlite'}"
+pause = 0.3
+[broker]
+port = {broker.port}
+password = "hallpw"
+[web]
+port = 0
+[night]
+players = 8
+rounds = 3
+hands = 3
+movement = "rotation"
+""")
+    argv = [sys.executable, "-m", "controller.cli", "hall", "--config", str(toml)]
+    hall = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    cfg = load_hall_config(toml)
+    night = load_night_api(cfg)
+    tables = [t.start() for t in virtual_tables(tmp_path, broker.port, 2, night.rules)]
+    for t in tables:
+        t.pace = 0.01
+    store = None
+
+    def hall_kinds():
+        s = Store(str(tmp_path / "hall.sqlite"))
+        try:
+            return [(e["kind"], e.get("round")) for e in s.hall_events()]
+        finally:
+            s.close()
+    try:
+        assert wait_for(lambda: ("round_start", 2) in hall_kinds(), 60)
+        hall.send_signal(signal.SIGKILL)
+        hall.wait()
+        hall = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert wait_for(lambda: ("round_end", 3) in hall_kinds(), 60), hall_kinds()
+        expected = {t.club.cfg.table: t.log.last_seq for t in tables}
+        store = Store(str(tmp_path / "hall.sqlite"))
+        assert wait_for(lambda: all(store.contiguous(NIGHT, t) >= n for t, n in expected.items()), 15)
+        hall.send_signal(signal.SIGTERM)
+        assert hall.wait(15) == 0, hall.stderr.read().decode()
+        kinds = [k for k, _ in hall_kinds()]
+        assert kinds.count("round_start") == 3 and kinds.count("round_end") == 3
+        logs = {t.club.cfg.table: [r.to_dict() for r in t.log.records()] for t in tables}
+        hall_standings = ClubNight(night.night).fold(store.hall_events(), store.all_records(NIGHT))
+        assert points_of(hall_standings.to_dict()) == fold_logs(night.rules, logs)
+        for t in tables:
+            assert [r["round"] for r in logs[t.club.cfg.table] if r.get("type") == "club_round"] == [1, 2, 3]
+    finally:
+        if hall.poll() is None:
+            hall.kill()
+            hall.wait()
+        for t in tables:
+            t.stop()
+        if store is not None:
+            store.close()

@@ -24,6 +24,16 @@ def test_a_virtual_club_night_matches_an_independent_fold(tmp_path):
     assert kinds.count("club_round") == 3 and kinds.count("result") >= 3 and "hand" not in kinds
 
 
+def test_a_virtual_club_night_with_the_nights_real_format(tmp_path):
+    lines = []
+    s = simulate_club(3, tmp_path / "club", seed=2, rounds=2, hands=2, web=False,
+                      progress=lines.append)
+    assert s["caught_up"] and s["standings_equal_independent_fold"], s
+    ranking = s["standings"]["ranking"]
+    assert len(ranking) == 12 and ranking[0]["rank"] == 1
+    assert sum(r["total"] for r in ranking) == sum(s["independent"].values()) > 0
+
+
 def test_simulate_club_refuses_bad_arguments_with_one_line():
     r = subprocess.run([sys.executable, "-m", "controller.cli", "simulate", "--club", "0"],
                        capture_output=True, text=True)
