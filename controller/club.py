@@ -163,9 +163,11 @@ class ClubLink:
         self.sent_upto = 0
         self.refused: Optional[str] = None
         self._ack_moved = time.monotonic()
+        self._stall_after = cfg.resend_after
         self._rewind_at: Optional[float] = None    # after a (re)connect: rewind to the ack
         self._ack_since_connect = False
         self._resend_from: Optional[int] = None
+        self._fills: list = []        # (from, to): holes the hall asked to have filled
         self._outstanding: set = set()
         self._status = {"round": None, "hand": None, "score": None, "round_over": False}
         self._status_dirty = True
@@ -271,14 +273,20 @@ class ClubLink:
                     if n > self.acked:
                         self.acked = n
                         self._ack_moved = time.monotonic()
+                        self._stall_after = self.cfg.resend_after
                 self._wake.set()
         elif kind == "cmd":
             self.stats["commands"] += 1
             if m.get("cmd") == "resend":
-                n = m.get("from")
+                n, upto = m.get("from"), m.get("to")
                 if isinstance(n, int) and not isinstance(n, bool) and n >= 1:
                     with self._lock:
-                        self._resend_from = n if self._resend_from is None else min(n, self._resend_from)
+                        if isinstance(upto, int) and not isinstance(upto, bool) and upto >= n:
+                            # A hole the hall knows the end of: fill just that.
+                            self._fills.append((n, upto))
+                        else:
+                            self._resend_from = (n if self._resend_from is None
+                                                 else min(n, self._resend_from))
                     self._wake.set()
             else:
                 self.commands.put(m)
@@ -323,44 +331,67 @@ class ClubLink:
                 if self._resend_from is not None:
                     self._rewind(self._resend_from)
                     self._resend_from = None
-                if (self.sent_upto > self.acked and now - self._ack_moved > self.cfg.resend_after
+                if (self.sent_upto > self.acked and now - self._ack_moved > self._stall_after
                         and self._rewind_at is None):
                     # The ack stopped moving with events outstanding: they may have been lost
                     # on the way (a broker that died with them, a link that went silent).
+                    # Each stall in a row waits twice as long: a hall that is only slow
+                    # (a backlog) must not be buried under copies of what it is working on.
                     self._rewind(self.acked + 1)
                     self._ack_moved = now
+                    self._stall_after = min(2 * self._stall_after, 60.0)
             else:
                 self._rewind_at = None
                 self._resend_from = None
+                self._fills = []
             if self._rewind_at is not None:
                 return       # waiting a moment for the retained ack after connecting
             room = self.window - len(self._outstanding)
+            fills, budget = [], room
+            while self._fills and budget > 0:
+                a, b = self._fills.pop(0)
+                a = max(a, self.acked + 1)
+                b = min(b, self.next_seq - 1)      # beyond it goes out anyway
+                if a > b:
+                    continue
+                take = min(b, a + budget - 1)
+                fills.append((a, take))
+                budget -= take - a + 1
+                if take < b:
+                    self._fills.insert(0, (take + 1, b))
+        for a, b in fills:
+            rows = self._records(a, b - a + 1)
+            self._send(rows, now, fill=True)
+            room -= len(rows)
         if room > 0:
-            rows = self._records(self.next_seq, room)
-            t = self.cfg
-            for seq, at, body in rows:
-                try:
-                    ev = json.loads(body)
-                except ValueError:
-                    ev = None
-                record = ({**ev, "seq": seq, "at": at} if isinstance(ev, dict)
-                          else {"seq": seq, "at": at, "raw": body})
-                info = self._client.publish(topics.ev_topic(t.night, t.table),
-                                            topics.event_message(t.night, t.table, self.device, record),
-                                            qos=topics.QOS)
-                with self._lock:
-                    if info.rc == 0:
-                        self._outstanding.add(info.mid)
-                    if seq <= self.sent_upto:
-                        self.stats["resent"] += 1
-                    else:
-                        self.stats["published"] += 1
-                        if self.sent_upto <= self.acked:
-                            self._ack_moved = now
-                        self.sent_upto = seq
-                    self.next_seq = seq + 1
+            self._send(self._records(self.next_seq, room), now)
         if self._status_dirty or now - self._last_status >= self.cfg.heartbeat:
             self._publish_status(now)
+
+    def _send(self, rows, now: float, fill: bool = False) -> None:
+        t = self.cfg
+        for seq, at, body in rows:
+            try:
+                ev = json.loads(body)
+            except ValueError:
+                ev = None
+            record = ({**ev, "seq": seq, "at": at} if isinstance(ev, dict)
+                      else {"seq": seq, "at": at, "raw": body})
+            info = self._client.publish(topics.ev_topic(t.night, t.table),
+                                        topics.event_message(t.night, t.table, self.device, record),
+                                        qos=topics.QOS)
+            with self._lock:
+                if info.rc == 0:
+                    self._outstanding.add(info.mid)
+                if seq <= self.sent_upto:
+                    self.stats["resent"] += 1
+                else:
+                    self.stats["published"] += 1
+                    if self.sent_upto <= self.acked:
+                        self._ack_moved = now
+                    self.sent_upto = seq
+                if not fill:
+                    self.next_seq = seq + 1
 
     def _rewind(self, n: int) -> None:
         if n < self.next_seq:

@@ -73,11 +73,77 @@ def points_of(standings) -> dict:
     return {row["player"]: row["points"] for row in standings}
 
 
+class FullVirtualClubTable:
+    """The full virtual table at a club night: the Pi plays West, the three people are
+    computer players, every card is drawn into camera frames and read by the vision
+    pipeline (``controller.simulate.VirtualTable``); the screen goes to a GIF and the
+    announcements (the hall's seating and "round over" too) to text. It plays each round
+    the hall seats it for, like the engine-only tables."""
+
+    def __init__(self, cfg, folder, rules, seed: int):
+        import random
+
+        from controller.club import ClubTable
+        from controller.log import EventLog
+        from controller.simulate import VirtualTable
+        from controller.table import TableController
+        from engine.bots import make_bot
+        from hardware.display import make_display
+        from hardware.speaker import make_speaker
+        folder = Path(folder) / f"table-{cfg.table}-full"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = Path(folder).parent / f"table-{cfg.table}.sqlite"
+        self.log = EventLog(str(self.path))
+        self.screen = make_display({"driver": "gif", "filename": str(folder / "screen.gif"),
+                                    "scale": 2, "duration": 0.4})
+        self.speaker = make_speaker({"backend": "text"})
+        rng = random.Random(seed)
+        self.ctl = TableController(rules, self.log, clock=time.time,
+                                   computers={"W": make_bot("hard", seed=seed, budget=0.02)},
+                                   screen=self.screen, speaker=self.speaker)
+        people = {s: make_bot("medium", seed=seed + i + 1, budget=0.02)
+                  for i, s in enumerate(SEATS) if s != "W"}
+        self.table = VirtualTable(self.ctl, rules, people, rng, rack_seat="W")
+        self.table.calibrate()
+        self.club = ClubTable(cfg, self.ctl, self.path, folder, clock=time.time)
+        self.rng = rng
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self.run, name=f"table-{cfg.table}-full", daemon=True)
+
+    def start(self):
+        self.club.start()
+        self.thread.start()
+        return self
+
+    def run(self) -> None:
+        while not self.stop_event.is_set():
+            self.club.step()
+            if not self.club.wants_hand():
+                self.stop_event.wait(0.05)
+                continue
+            nxt = self.ctl.next_hand_event()
+            self.club.note_event({"type": "hand"})
+            self.table.play_hand(nxt["dealer"] if nxt else self.rng.choice(SEATS))
+            self.club.link.poke()
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        self.thread.join(60)
+        self.club.stop()
+        dev = getattr(self.screen, "device", None)
+        if dev is not None and hasattr(dev, "write_animation"):
+            # luma.emulator's gifanim writes only at exit: write it now, once.
+            dev.write_animation()
+            dev._images = []
+            dev.persist = True
+        self.log.close()
+
+
 def simulate_club(n_tables: int, out_dir, seed: int = 1, rounds: int = 3, hands: int = 4,
                   broker_kind: str = "mosquitto", night=None, web: bool = True,
                   pace: float = 0.0, progress: Callable[[str], None] = print,
                   keep_open: Optional[threading.Event] = None, timeout: float = 600.0,
-                  movement: str = "rotation") -> dict:
+                  movement: str = "rotation", full_table: bool = False) -> dict:
     """Run a whole virtual club night; returns the summary (standings, check, files)."""
     import secrets
 
@@ -121,6 +187,10 @@ def simulate_club(n_tables: int, out_dir, seed: int = 1, rounds: int = 3, hands:
         for t in range(1, n_tables + 1):
             c = ClubConfig(night=night_id, table=t, port=broker.port, password=table_pw[t],
                            keepalive=10, heartbeat=2.0, resend_after=2.0, reconnect_max=1.0)
+            if full_table and t == 1:
+                progress("  table 1 is the full virtual table: every card through the camera")
+                tables.append(FullVirtualClubTable(c, out / "tables", rules, seed=seed * 1000 + t).start())
+                continue
             # The last table has no camera: its players key each hand's result in.
             keyed = n_tables > 1 and t == n_tables
             if keyed:

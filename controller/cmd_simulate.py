@@ -42,6 +42,8 @@ def register(sub) -> None:
     club.add_argument("--hands", type=int, default=None, help="hands per round (default 4)")
     club.add_argument("--broker", choices=["mosquitto", "nats"], default="mosquitto",
                       help="the broker to start on loopback (default mosquitto)")
+    club.add_argument("--full-table", action="store_true",
+                      help="table 1 is the full virtual table (every card read by the camera)")
     club.add_argument("--keep-open", action="store_true",
                       help="keep the hall page open after the night, until Ctrl-C")
     p.set_defaults(func=run)
@@ -125,7 +127,8 @@ def run_club(args) -> int:
     say = (lambda text: None) if args.json else (lambda text: print(text, flush=True))
     try:
         summary = simulate_club(args.club, out, seed=seed, rounds=rounds, hands=hands,
-                                broker_kind=args.broker, progress=say, keep_open=keep)
+                                broker_kind=args.broker, progress=say, keep_open=keep,
+                                full_table=args.full_table)
     except (BrokerError, HallError, TimeoutError) as exc:
         print(f"euchre-table simulate: {exc}", file=sys.stderr)
         return 1

@@ -30,6 +30,13 @@ from hall.store import Store
 
 log = logging.getLogger("hall.hub")
 
+GRACE = 0.5
+"""Seconds a hole in a table's events may stay open before the hub asks for it."""
+
+BACKLOG = 50
+"""Messages waiting in the hub's inbox above which it asks no table to resend: what is
+missing may be among them, and a copy of everything would only deepen the backlog."""
+
 
 @dataclass
 class TableLink:
@@ -47,6 +54,8 @@ class TableLink:
     devices: set = field(default_factory=set)   # every device seen claiming this table
     last_resend: float = -1e9
     resend_from: int = 0
+    gap_at: Optional[int] = None     # the contiguous seq a hole was first seen above
+    gap_since: float = 0.0
     received: int = 0
     acked: int = -1                 # the ack last published
 
@@ -283,7 +292,7 @@ class Hub:
                                      qos=topics.QOS, retain=True)
                 link.acked = n
                 self.stats["acks"] += 1
-        if self.resend_enabled:
+        if self.resend_enabled and self._inbox.qsize() < BACKLOG:
             self._ask_resends(tables)
 
     def _ask_resends(self, tables, force: bool = False) -> None:
@@ -293,16 +302,29 @@ class Hub:
             have = self.store.contiguous(self.night, table)
             known = max(link.last_seq, self.store.max_seq(self.night, table))
             if known <= have or not self.connected.is_set():
+                link.gap_at = None
                 continue
-            # Ask again only after resend_interval, or at once when the gap moved.
+            # A hole may be a message only overtaken (a redelivery, a resend after a
+            # reconnect): ask once it has stayed open for GRACE seconds, then again every
+            # resend_interval while it stays.
+            if link.gap_at != have:
+                link.gap_at, link.gap_since = have, now
+            if now - link.gap_since < GRACE:
+                continue
             if link.resend_from == have + 1 and now - link.last_resend < self.resend_interval:
                 continue
             link.resend_from, link.last_resend = have + 1, now
-            self.send(table, {"cmd": "resend", "from": have + 1})
+            command = {"cmd": "resend", "from": have + 1}
+            after = self.store.next_stored(self.night, table, have)
+            if after is not None:
+                command["to"] = after - 1          # just the hole; the rest is here
+            self.send(table, command)
             self.stats["resend_requests"] += 1
 
     def _check_gaps(self) -> None:
-        if self.resend_enabled:
+        # A gap seen while messages still wait in the inbox may be filled by them: ask
+        # only when the hub has caught up with what it received.
+        if self.resend_enabled and self._inbox.qsize() < BACKLOG:
             self._ask_resends(list(self.links))
 
     def send(self, table: int, command: dict) -> None:

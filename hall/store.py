@@ -159,6 +159,12 @@ class Store:
         """The highest seq up to which every event of the table is stored (the ack)."""
         return self._contig.get((night, table), 0)
 
+    def next_stored(self, night: str, table: int, after: int) -> Optional[int]:
+        """The first seq stored above ``after`` (the end of a hole is the one before it)."""
+        with self._lock:
+            return self._db.execute("SELECT MIN(seq) FROM table_events WHERE night=? AND tab=? "
+                                    "AND seq>?", (night, table, after)).fetchone()[0]
+
     def max_seq(self, night: str, table: int) -> int:
         return self._max.get((night, table), 0)
 

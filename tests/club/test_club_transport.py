@@ -28,8 +28,9 @@ def raw_client(port, user=None, password=None, cid="raw"):
 
 def table_link(tmp_path, port, table=1, device=None, **kw):
     log = EventLog(str(tmp_path / f"t{table}-{device or 'a'}.sqlite"))
-    cfg = ClubConfig(night=NIGHT, table=table, port=port, password=f"pw{table}", keepalive=2,
-                     heartbeat=1.0, resend_after=1.0, reconnect_max=0.5, **kw)
+    options = dict(keepalive=2, heartbeat=1.0, resend_after=1.0, reconnect_max=0.5)
+    options.update(kw)
+    cfg = ClubConfig(night=NIGHT, table=table, port=port, password=f"pw{table}", **options)
     return log, ClubLink(cfg, log.path, device=device or f"dev-{table}")
 
 
@@ -215,3 +216,57 @@ def test_a_table_and_the_hall_each_killed_mid_night_lose_nothing(tmp_path):
     assert r["table_kills"] == 2 and r["hall_kills"] == 2, r
     assert r["lost"] == 0 and r["stored_twice"] == 0 and r["standings_equal"], r
     assert r["ok"]
+
+
+def test_a_hole_is_asked_for_by_its_ends_and_the_table_fills_just_that(tmp_path, broker):
+    store, hub = hub_for(tmp_path, broker.port)
+    cmds = []
+    four = raw_client(broker.port, "4", "pw4", cid="euchre-test-night-t4")
+    four.on_message = lambda c, u, m: cmds.append(json.loads(m.payload))
+    four.subscribe(topics.cmd_topic(NIGHT, 4), 1)
+    time.sleep(0.3)
+    try:
+        for seq in (1, 2, 4, 5):
+            rec = {"type": "collect", "seq": seq, "at": float(seq)}
+            four.publish(topics.ev_topic(NIGHT, 4), topics.event_message(NIGHT, 4, "dev-4", rec),
+                         qos=1).wait_for_publish(5)
+        assert wait_for(lambda: store.max_seq(NIGHT, 4) == 5)
+        assert store.contiguous(NIGHT, 4) == 2
+        assert wait_for(lambda: {"cmd": "resend", "from": 3, "to": 3} in cmds, 5), cmds
+    finally:
+        four.loop_stop()
+        hub.stop()
+    # The table's side (no hall acknowledging here): asked for a hole, it sends just that.
+    log, link = table_link(tmp_path, broker.port, table=5, resend_after=600.0)
+    hall = raw_client(broker.port, "hall", "hallpw", cid="hall-raw")
+    for i in range(6):
+        log.append({"type": "collect"}, at=float(i))
+    link.start()
+    try:
+        assert wait_for(lambda: link.stats["published"] == 6)
+        before = link.stats["resent"]
+        hall.publish(topics.cmd_topic(NIGHT, 5), topics.dumps({"cmd": "resend", "from": 2, "to": 3}),
+                     qos=1).wait_for_publish(5)
+        assert wait_for(lambda: link.stats["resent"] == before + 2)
+        time.sleep(0.5)
+        assert link.stats["resent"] == before + 2 and link.next_seq == 7
+    finally:
+        link.stop()
+        hall.loop_stop()
+
+
+def test_a_stalled_acknowledgement_is_waited_for_longer_each_time(tmp_path, broker):
+    """No hall answers: the table resends above the ack after resend_after, then after
+    twice that, and so on (a slow hall is not buried in copies)."""
+    log, link = table_link(tmp_path, broker.port, table=6, resend_after=0.3)
+    for i in range(3):
+        log.append({"type": "collect"}, at=float(i))
+    link.start()
+    try:
+        assert wait_for(lambda: link.stats["published"] == 3)
+        t0 = link.stats["rewinds"]
+        time.sleep(2.6)          # stalls at about 0.3, 0.9, 2.1 s: three, not eight
+        assert 2 <= link.stats["rewinds"] - t0 <= 4, link.stats
+        assert link.stats["resent"] >= 6
+    finally:
+        link.stop()

@@ -170,8 +170,16 @@ movement = "rotation"
         hall = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         assert wait_for(lambda: ("round_end", 3) in hall_kinds(), 60), hall_kinds()
         expected = {t.club.cfg.table: t.log.last_seq for t in tables}
+
+        def stored_all():
+            # A store opened afresh: another process writes it.
+            s = Store(str(tmp_path / "hall.sqlite"))
+            try:
+                return all(s.contiguous(NIGHT, t) >= n for t, n in expected.items())
+            finally:
+                s.close()
+        assert wait_for(stored_all, 15)
         store = Store(str(tmp_path / "hall.sqlite"))
-        assert wait_for(lambda: all(store.contiguous(NIGHT, t) >= n for t, n in expected.items()), 15)
         hall.send_signal(signal.SIGTERM)
         assert hall.wait(15) == 0, hall.stderr.read().decode()
         kinds = [k for k, _ in hall_kinds()]

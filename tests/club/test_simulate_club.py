@@ -39,3 +39,71 @@ def test_simulate_club_refuses_bad_arguments_with_one_line():
                        capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.strip() == \
         "euchre-table simulate: --club 0: from 1 to 40 tables"
+
+
+def _listening(pids) -> list:
+    """The local addresses of the TCP sockets that processes ``pids`` listen on (from
+    /proc: the kernel's own table of sockets, mapped to the processes' open files)."""
+    import os
+    inodes = set()
+    for pid in pids:
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                except OSError:
+                    continue
+                if link.startswith("socket:["):
+                    inodes.add(link[8:-1])
+        except OSError:
+            continue
+    out = []
+    for name in ("tcp", "tcp6"):
+        with open(f"/proc/net/{name}") as f:
+            for line in list(f)[1:]:
+                cols = line.split()
+                if cols[3] == "0A" and cols[9] in inodes:       # 0A: LISTEN
+                    out.append((name, cols[1]))
+    return out
+
+
+def test_simulate_club_listens_on_loopback_only(tmp_path, monkeypatch):
+    """Everything the simulation starts (the broker, the hall's page) listens on
+    127.0.0.1 and nowhere else."""
+    import os
+    import threading
+
+    import hall.broker as hb
+    seen = []
+    started = []
+    real_start = hb.Broker.start
+
+    def start(self, *a, **kw):
+        r = real_start(self, *a, **kw)
+        started.append(self)
+        return r
+    monkeypatch.setattr(hb.Broker, "start", start)
+    keep = threading.Event()
+
+    def watch():
+        # While the page is open at the end of the night, look at every listening socket.
+        import time
+        while not keep.is_set():
+            if started and started[0].proc is not None:
+                seen.extend(_listening([os.getpid(), started[0].proc.pid]))
+            time.sleep(0.2)
+    from .minipage import make_app
+    night = StandInNight(tables=2, rounds=1, hands_per_round=1)
+    night.make_app = make_app
+    w = threading.Thread(target=watch, daemon=True)
+    w.start()
+    threading.Timer(8.0, keep.set).start()
+    s = simulate_club(2, tmp_path / "club", seed=1, night=night, progress=lambda x: None,
+                      keep_open=keep)
+    w.join(5)
+    assert s["url"].startswith("http://127.0.0.1:")
+    assert seen, "no listening socket was seen"
+    local = {addr.split(":")[0] for _, addr in seen}
+    # 0100007F is 127.0.0.1 in /proc's byte order; IPv6 loopback is ...0000000001000000.
+    assert local <= {"0100007F", "00000000000000000000000001000000"}, seen
+    assert any(kind == "tcp" for kind, _ in seen)
