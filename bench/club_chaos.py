@@ -258,6 +258,8 @@ def run(cfg: ChaosConfig, progress=print) -> dict:
         "duplicates_dropped": hub.stats["duplicates"], "messages": hub.stats["messages"],
         "resend_requests": hub.stats["resend_requests"],
         "rewinds": sum(t.link.stats["rewinds"] for t in tables),
+        "resent_by_tables": sum(t.link.stats["resent"] for t in tables),
+        "connects": sum(t.link.stats["connects"] for t in tables),
         "refused": len(refused),
         "standings_equal": standings_equal,
         "caught_up_s_after_last_outage": (None if after_outage is None else round(after_outage, 2)),

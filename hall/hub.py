@@ -33,6 +33,10 @@ log = logging.getLogger("hall.hub")
 GRACE = 0.5
 """Seconds a hole in a table's events may stay open before the hub asks for it."""
 
+TAIL_GRACE = 5.0
+"""Seconds a table's stored events may stay behind what its status says it has logged,
+without moving, before the hub asks for the rest."""
+
 BACKLOG = 50
 """Messages waiting in the hub's inbox above which it asks no table to resend: what is
 missing may be among them, and a copy of everything would only deepen the backlog."""
@@ -309,13 +313,17 @@ class Hub:
             # resend_interval while it stays.
             if link.gap_at != have:
                 link.gap_at, link.gap_since = have, now
-            if now - link.gap_since < GRACE:
+            after = self.store.next_stored(self.night, table, have)
+            # A hole (something stored above it) is asked for after GRACE. A missing tail
+            # (only the table's status says there is more) is mostly in flight still;
+            # the table resends it by itself when the ack stalls, so the hub asks only
+            # when nothing has moved for TAIL_GRACE.
+            if now - link.gap_since < (GRACE if after is not None else TAIL_GRACE):
                 continue
             if link.resend_from == have + 1 and now - link.last_resend < self.resend_interval:
                 continue
             link.resend_from, link.last_resend = have + 1, now
             command = {"cmd": "resend", "from": have + 1}
-            after = self.store.next_stored(self.night, table, have)
             if after is not None:
                 command["to"] = after - 1          # just the hole; the rest is here
             self.send(table, command)
