@@ -461,13 +461,15 @@ def _cached_bases() -> dict:
 def whist_base(v: int) -> Optional[dict]:
     """The base round of a whist tournament Wh(v) (v = 4n or 4n+1 players), or None.
 
-    Prime powers 4n+1 use the finite-field construction above; every other size comes
-    from ``whist_bases.json``, Z-cyclic base rounds found by :func:`search_base` (a
-    deterministic search, rerun with ``python -m hall.movements --build``) and checked
-    by the tests for every size from 8 to 164 players."""
+    A Z-cyclic base round from ``whist_bases.json`` when there is one (found by a seeded
+    search and checked by the tests for every size), else, for a prime power 4n+1, the
+    finite-field construction of :func:`_field_base`."""
+    cached = _cached_bases().get(v)
+    if cached is not None:
+        return cached
     if v % 4 == 1 and _prime_power(v):
         return _field_base(v)
-    return _cached_bases().get(v)
+    return None
 
 
 def _develop(v, base):
@@ -505,7 +507,7 @@ def whist_chart(v: int) -> list:
     if v % 4 in (0, 1):
         base = whist_base(v)
         if base is None:
-            raise MovementError(f"no whist chart is known for {v} players")
+            return _greedy_chart(v)
         return _develop(v, base)
     if v % 4 == 3:
         full = whist_chart(v + 1)
@@ -515,12 +517,82 @@ def whist_chart(v: int) -> list:
             out = sorted(x for t in tables if v in t for x in t if x != v)
             rounds.append((keep, out))
         return _fair_order(rounds, v)
+    base = whist_base(v - 1)
+    if base is None:
+        return _greedy_chart(v)
+    if base["group"][1] == 1:
+        return _plus_one_cyclic(v, base)
     return _plus_one(whist_chart(v - 1), v)
 
 
 def whist_is_complete(v: int) -> bool:
-    """True when the chart for ``v`` players is a whole whist tournament."""
-    return v % 4 in (0, 1)
+    """True when the chart for ``v`` players is a whole whist tournament (every pair
+    partners once and opposes twice)."""
+    return v % 4 in (0, 1) and whist_base(v) is not None
+
+
+def _plus_one_cyclic(v, base):
+    """Z-cyclic Wh(m), m = v-1, and one more player X: in round g, X takes the seat of
+    player g+1 (who sits out with g), so X partners (partner of 1) + g: each player once.
+    Rounds g = 0, 2, 4, ..., m-1 come first (X sits out in the last of them instead), so
+    after them every player has sat out once; then g = 1, 3, ..., m-2, each player a second
+    time except 0 and X."""
+    m = v - 1
+    X = v - 1
+    full = _develop(m, base)
+    order = list(range(0, m, 2)) + list(range(1, m - 1, 2))
+    out = []
+    for g in order:
+        tables, byes = full[g]
+        if g == m - 1:
+            out.append((tables, sorted(byes + [X])))
+            continue
+        sub = (g + 1) % m
+        new = [tuple(X if x == sub else x for x in t) for t in tables]
+        out.append((new, sorted(byes + [sub])))
+    return out
+
+
+def _greedy_chart(v, seed=0):
+    """A chart without repeated partners for a size that has no whist tournament here:
+    each round the fairest byes, then partners never paired before (seeded random
+    matching, retried), then tables that repeat few opponents. Stops when no round
+    without a repeat is found."""
+    rng = random.Random(seed)
+    T, b = v // 4, v % 4
+    counts, last = [0] * v, [0] * v
+    used = set()
+    rounds = []
+    for r in range(1, v):
+        order = sorted(range(v), key=lambda p: (counts[p], last[p], -p))
+        out = sorted(order[:b])
+        playing = [p for p in range(v) if p not in out]
+        pairs = None
+        for _ in range(400):
+            rng.shuffle(playing)
+            left, got = list(playing), []
+            while left:
+                a = left.pop()
+                cands = [x for x in left if tuple(sorted((a, x))) not in used]
+                if not cands:
+                    break
+                x = rng.choice(cands)
+                left.remove(x)
+                got.append((a, x))
+            if len(got) == 2 * T:
+                pairs = got
+                break
+        if pairs is None:
+            break
+        for a, x in pairs:
+            used.add(tuple(sorted((a, x))))
+        for p in out:
+            counts[p] += 1
+            last[p] = r
+        tables = [(pairs[2 * i][0], pairs[2 * i + 1][0], pairs[2 * i][1], pairs[2 * i + 1][1])
+                  for i in range(T)]
+        rounds.append((tables, out))
+    return rounds
 
 
 def _fair_order(rounds, v, seed=0):
@@ -570,77 +642,44 @@ def _fair_order(rounds, v, seed=0):
 
 
 def _plus_one(rounds, v, seed=0):
-    """Wh(v-1)'s rounds with one more player X = v-1: in each round X sits out beside the
-    natural bye, or takes the seat of a player who then sits out. X never partners anyone
-    twice, and bye counts stay within one after every round (a seeded depth-first search)."""
+    """Wh(v-1)'s rounds, in order, with one more player X = v-1: in each round X takes the
+    seat of the player who has sat out least (never partnering anyone twice), or sits out
+    when X has sat out least. Bye counts stay within one after every round. Deterministic;
+    retried with other tie-breaks when the greedy choice runs out of partners for X."""
     X = v - 1
-    rng = random.Random(seed)
-    n = len(rounds)
-    for attempt in range(100):
+    for attempt in range(50):
+        rng = random.Random(seed + attempt)
         counts = [0] * v
         used_partner = set()
-        left = list(range(n))
-        rng.shuffle(left)
         out = []
-        steps = 0
-
-        def options(i):
-            tables, byes = rounds[i]
-            opts = [(None, None)]
+        for tables, byes in rounds:
+            for x in byes:
+                counts[x] += 1
+            lo = min(counts[x] for x in range(v) if x not in byes or True)
+            options = []
+            if counts[X] == min(counts):
+                options.append((0, rng.random(), None, None))
             for ti, tab in enumerate(tables):
                 for pos in range(4):
                     partner = tab[(pos + 2) % 4]
-                    opts.append((ti, pos) if partner not in used_partner else None)
-            return [o for o in opts if o is not None]
-
-        def dfs():
-            nonlocal steps
-            steps += 1
-            if steps > 50000:
-                return False
-            if not left:
-                return True
-            lo = min(counts)
-            best = []
-            for i in left:
-                tables, byes = rounds[i]
-                for ti, pos in options(i):
-                    extra = X if ti is None else tables[ti][pos]
-                    new = byes + [extra]
-                    c = list(counts)
-                    for x in new:
-                        c[x] += 1
-                    if max(c) - min(c) > 1:
-                        continue
-                    best.append((-sum(counts[x] == lo for x in new), rng.random(), i, ti, pos))
-            best.sort()
-            for _, _, i, ti, pos in best[:4]:
-                tables, byes = rounds[i]
-                if ti is None:
-                    new_tables, new_byes, partner = tables, byes + [X], None
-                else:
-                    tab = list(tables[ti])
-                    sub, tab[pos] = tab[pos], X
-                    partner = tab[(pos + 2) % 4]
-                    new_tables = tables[:ti] + [tuple(tab)] + tables[ti + 1:]
-                    new_byes = sorted(byes + [sub])
-                left.remove(i)
-                for x in new_byes:
-                    counts[x] += 1
-                if partner is not None:
-                    used_partner.add(partner)
-                out.append((new_tables, new_byes))
-                if dfs():
-                    return True
-                out.pop()
-                if partner is not None:
-                    used_partner.discard(partner)
-                for x in new_byes:
-                    counts[x] -= 1
-                left.append(i)
-            return False
-
-        if dfs():
+                    if partner not in used_partner:
+                        options.append((counts[tab[pos]], rng.random(), ti, pos))
+            options.sort(key=lambda o: (o[0], o[2] is not None, o[1]))
+            if not options:
+                break
+            _, _, ti, pos = options[0]
+            if ti is None:
+                counts[X] += 1
+                out.append((tables, sorted(byes + [X])))
+                continue
+            tab = list(tables[ti])
+            sub, tab[pos] = tab[pos], X
+            used_partner.add(tab[(pos + 2) % 4])
+            counts[sub] += 1
+            out.append((tables[:ti] + [tuple(tab)] + tables[ti + 1:], sorted(byes + [sub])))
+            if max(counts) - min(counts) > 1:
+                break
+        else:
             return out
     raise MovementError(f"could not extend the chart to {v} players")
 
