@@ -504,11 +504,14 @@ class HallService:
     def director(self, pin: str, action: dict):
         """A director's action from the page: ``(ok, message)``. The night's module checks
         the PIN and makes the event; a refusal is a ``refused`` hall event too."""
-        ok, message, event = self.night.director(pin, action, self.hall_events())
+        ok, message, event = self.night.director(pin, action, self.hall_events(), now=self.clock())
         if not ok:
-            self.store.append_hall({"kind": "refused", "what": f"director action "
-                                    f"{action.get('kind') if isinstance(action, dict) else action!r}",
-                                    "why": message}, at=self.clock())
+            # The night's module says what was refused (a wrong PIN, an action that
+            # cannot be); the refusal is a hall event for the director's view.
+            name = action.get("action", action.get("kind")) if isinstance(action, dict) else None
+            if event is None:
+                event = {"kind": "refused", "what": f"director action {name}", "why": message}
+            self.store.append_hall(event, at=self.clock())
             log.warning("refused a director action: %s", message)
             self._dirty.set()
             return False, message
@@ -556,12 +559,9 @@ class ClubNight(NightAPI):
             log.warning("no next round: %s", exc)
             return None
 
-    def director(self, pin, action, hall_events):
-        try:
-            from hall import director
-        except ImportError:
-            return False, "director actions are not available in this hall", None
-        return director.apply(self.night, pin, action, hall_events)
+    def director(self, pin, action, hall_events, now=None):
+        from hall import director
+        return director.act(self.night, pin, action, hall_events, now=now)
 
     def make_app(self, source):
         try:

@@ -74,7 +74,9 @@ class StandInNight(NightAPI):
         rows = sorted(standings.items(), key=lambda kv: (-kv[1], kv[0]))
         return [{"player": p, "points": pts} for p, pts in rows]
 
-    def director(self, pin, action, hall_events):
+    def director(self, pin, action, hall_events, now=None):
         if pin != self.pin:
             return False, "Wrong director PIN", None
-        return True, "ok", {**action, "director": "D1", "reason": action.get("reason", "")}
+        event = {k: v for k, v in action.items() if k != "action"}
+        event["kind"] = action["action"]
+        return True, "ok", {**event, "director": "D1", "reason": action.get("reason", "")}

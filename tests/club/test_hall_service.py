@@ -65,13 +65,13 @@ def test_the_director_ends_a_round_and_a_wrong_pin_is_refused(tmp_path, broker):
     tables = [t.start() for t in virtual_tables(tmp_path, broker.port, 2, night.rules)]
     try:
         assert wait_for(lambda: all(t.club.round.round == 1 for t in tables), 20)
-        ok, msg = svc.director("0000", {"kind": "end_round", "round": 1, "reason": "time"})
+        ok, msg = svc.director("0000", {"action": "end_round", "round": 1, "reason": "time"})
         assert not ok and "PIN" in msg
         assert any(e["kind"] == "refused" and "PIN" in e["why"] for e in svc.hall_events())
-        ok, msg = svc.director("1234", {"kind": "message", "text": "Last hand, please", "table": None})
+        ok, msg = svc.director("1234", {"action": "message", "text": "Last hand, please", "table": None})
         assert ok
         assert wait_for(lambda: all("Director: Last hand, please" in t.club.announced for t in tables))
-        ok, _ = svc.director("1234", {"kind": "end_round", "round": 1, "reason": "time"})
+        ok, _ = svc.director("1234", {"action": "end_round", "round": 1, "reason": "time"})
         assert ok and wait_for(lambda: svc.finished, 10)
         assert [e["kind"] for e in svc.hall_events()][-2:] == ["end_round", "round_end"]
         assert wait_for(lambda: all(t.club.round.over for t in tables))
@@ -106,7 +106,7 @@ def test_a_table_away_when_its_round_ended_is_told_when_it_is_back(tmp_path, bro
         away = tables[1].club
         away.link.stop()                                   # table 2 loses its link
         assert wait_for(lambda: svc.hub.table_states()[2]["state"] == "offline")
-        assert svc.director("1234", {"kind": "end_round", "round": 1, "reason": "bell"})[0]
+        assert svc.director("1234", {"action": "end_round", "round": 1, "reason": "bell"})[0]
         assert wait_for(lambda: tables[0].club.round.over)
         assert not away.round.over
         away.link = ClubLink(away.cfg, tables[1].path, away.device).start()   # back
@@ -197,3 +197,33 @@ movement = "rotation"
             t.stop()
         if store is not None:
             store.close()
+
+
+def test_director_actions_through_the_nights_own_module(tmp_path, broker):
+    """The night's real director module: a wrong PIN is refused (and recorded), a message
+    reaches the tables' screens and speakers, ending the round ends it."""
+    from hall.service import load_night_api
+    cfg = hall_cfg(tmp_path, broker.port, 2, end_by="director")
+    cfg.night = {"players": 8, "rounds": 1, "hands": 8, "movement": "rotation",
+                 "directors": {"alice": "4821"}}
+    night = load_night_api(cfg)
+    svc = HallService(cfg, night).start()
+    tables = [t.start() for t in virtual_tables(tmp_path, broker.port, 2, night.rules)]
+    try:
+        assert wait_for(lambda: all(t.club.round.round == 1 for t in tables), 20)
+        ok, msg = svc.director("1111", {"action": "end_round", "round": 1, "reason": "time"})
+        assert not ok and msg.startswith("Wrong director PIN")
+        refused = [e for e in svc.hall_events() if e["kind"] == "refused"]
+        assert refused and refused[-1]["why"].startswith("Wrong director PIN")
+        ok, msg = svc.director("4821", {"action": "message", "text": "Last hand", "reason": "time"})
+        assert ok, msg
+        assert wait_for(lambda: all("Director: Last hand" in t.club.announced for t in tables))
+        ok, msg = svc.director("4821", {"action": "end_round", "round": 1, "reason": "time"})
+        assert ok, msg
+        assert wait_for(lambda: svc.finished and all(t.club.round.over for t in tables), 15)
+        ev = [e for e in svc.hall_events() if e["kind"] == "end_round"][-1]
+        assert ev["director"] == "alice" and ev["reason"] == "time"
+    finally:
+        for t in tables:
+            t.stop()
+        svc.close()
