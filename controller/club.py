@@ -238,7 +238,12 @@ class ClubLink:
         self.refused = None
         self.stats["connects"] += 1
         t = self.cfg
-        client.subscribe([(topics.ack_topic(t.night, t.table), topics.QOS),
+        # The ack at QoS 0: it is retained (the latest comes at every subscribe) and
+        # cumulative (a lost one is made good by the next, and the hall sends it again to
+        # a table that sends only copies); at QoS 1 a broker may hold acks back for a
+        # session that reconnects (nats-server redelivers only after its ack wait) and the
+        # table would resend what the hall has long had.
+        client.subscribe([(topics.ack_topic(t.night, t.table), 0),
                           (topics.cmd_topic(t.night, t.table), topics.QOS)])
         with self._lock:
             self._outstanding.clear()

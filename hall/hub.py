@@ -33,6 +33,9 @@ log = logging.getLogger("hall.hub")
 GRACE = 0.5
 """Seconds a hole in a table's events may stay open before the hub asks for it."""
 
+ACK_EVERY = 0.2
+"""Seconds between two acknowledgements to one table (they are cumulative)."""
+
 TAIL_GRACE = 5.0
 """Seconds a table's stored events may stay behind what its status says it has logged,
 without moving, before the hub asks for the rest."""
@@ -62,6 +65,7 @@ class TableLink:
     gap_since: float = 0.0
     received: int = 0
     acked: int = -1                 # the ack last published
+    ack_at: float = -1e9            # when (monotonic)
 
     def state(self, now: float, stale_after: float) -> str:
         """``live``, ``stale`` (online by its status, silent for too long) or ``offline``."""
@@ -97,6 +101,7 @@ class Hub:
         self.stats = {"messages": 0, "stored": 0, "duplicates": 0, "refused": 0,
                       "resend_requests": 0, "acks": 0, "connects": 0}
         self._refused_at: dict = {}
+        self._ack_due: set = set()
         self._inbox: "queue.Queue" = queue.Queue()
         self._stop = threading.Event()
         self._lock = threading.RLock()
@@ -169,6 +174,8 @@ class Hub:
                 if batch:
                     self._handle(batch)
                 now = time.monotonic()
+                if self._ack_due:
+                    self._flush_acks()
                 if now >= next_check:
                     next_check = now + 0.25
                     self._check_gaps()
@@ -182,7 +189,7 @@ class Hub:
             if kind == "reack":
                 with self._lock:
                     for link in self.links.values():
-                        link.acked = -1
+                        link.acked, link.ack_at = -1, -1e9
                         changed.add(link.table)
                 continue
             self.stats["messages"] += 1
@@ -231,7 +238,9 @@ class Hub:
             for table, seq, why in result["conflicts"]:
                 self.refuse(f"table {table} seq {seq}", why, key=("conflict", table, seq))
             changed.update(t for t, *_ in items)
-        self._ack(changed)
+        # A table whose messages moved nothing may have missed its last ack: again, at
+        # most once a second.
+        self._ack(changed, dup_tables={t for t, *_ in items})
         if changed and self.on_change is not None:
             self.on_change(sorted(changed))
 
@@ -287,14 +296,24 @@ class Hub:
             return self.links[table]
 
     # ------------------------------------------------------------------ acks and resends
-    def _ack(self, tables) -> None:
-        for table in tables:
+    def _ack(self, tables, dup_tables=()) -> None:
+        """Publish each table's acknowledgement when it moved, at most every ACK_EVERY
+        seconds per table (it is cumulative: a later one says all an earlier one did, and
+        some brokers write every retained message to disk), and again to a table that
+        sends only copies of what is stored (it missed the last one)."""
+        now = time.monotonic()
+        for table in set(tables) | set(dup_tables):
             link = self._link(table)
             n = self.store.contiguous(self.night, table)
-            if n != link.acked and self.connected.is_set():
+            again = table in dup_tables and n == link.acked and now - link.ack_at >= 1.0
+            if (n != link.acked or again) and self.connected.is_set():
+                if now - link.ack_at < ACK_EVERY and not again:
+                    self._ack_due.add(table)        # published by the next check
+                    continue
                 self._client.publish(topics.ack_topic(self.night, table), topics.dumps({"seq": n}),
                                      qos=topics.QOS, retain=True)
-                link.acked = n
+                link.acked, link.ack_at = n, now
+                self._ack_due.discard(table)
                 self.stats["acks"] += 1
         if self.resend_enabled and self._inbox.qsize() < BACKLOG:
             self._ask_resends(tables)
@@ -328,6 +347,11 @@ class Hub:
                 command["to"] = after - 1          # just the hole; the rest is here
             self.send(table, command)
             self.stats["resend_requests"] += 1
+
+    def _flush_acks(self) -> None:
+        if self._ack_due:
+            due, self._ack_due = set(self._ack_due), set()
+            self._ack(due)
 
     def _check_gaps(self) -> None:
         # A gap seen while messages still wait in the inbox may be filled by them: ask
