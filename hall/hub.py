@@ -393,6 +393,7 @@ class Hub:
             for t in sorted(tables):
                 link = self._link(t)
                 out[t] = {"state": link.state(now, self.stale_after),
+                          "online": link.online, "last_seen": link.last_seen or None,
                           "device": self.store.device(self.night, t) or link.device,
                           "last_seq": link.last_seq,
                           "stored": self.store.contiguous(self.night, t),

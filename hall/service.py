@@ -180,6 +180,10 @@ class NightAPI:
     def make_app(self, source):
         return None
 
+    def snapshot(self, hall_events, standings, live, now, next_round, version):
+        """The page's snapshot in the night's own form, or None for the hall's default."""
+        return None
+
 
 # ---------------------------------------------------------------------- round progress per table
 class TableProgress:
@@ -237,6 +241,7 @@ class HallService:
         self.standings = None
         self.version = 0
         self.moves: dict = {}
+        self._next_plan: Optional[dict] = None     # the next round's seating, once planned
         self.finished = False
         self._snapshot: dict = {}
         self._dirty = threading.Event()
@@ -319,6 +324,13 @@ class HallService:
         self._wake_waiters()
 
     def _make_snapshot(self, hall_events) -> dict:
+        own = self.night.snapshot(hall_events, self.standings, self.hub.table_states(),
+                                  self.clock(), self._next_plan, self.version)
+        if own is not None:
+            return own
+        return self._default_snapshot(hall_events)
+
+    def _default_snapshot(self, hall_events) -> dict:
         start, ended = None, False
         for e in hall_events:
             if e["kind"] == "round_start":
@@ -408,6 +420,7 @@ class HallService:
             event = self.store.append_hall(event, at=self.clock())
             self._round_over_at = None
             self.moves = {}
+            self._next_plan = None
             self._sent_round = {}
             log.info("round %s starts at %d tables", event["round"], len(event.get("seating", {})))
         self._resend_seating(event)
@@ -435,6 +448,7 @@ class HallService:
         round's plan (the movement is a pure function of the hall's events)."""
         moves = {}
         nxt = self.night.plan_round(self.hall_events(), self.standings)
+        self._next_plan = nxt
         for t, seating in (nxt or {}).get("seating", {}).items():
             for seat, player in seating.items():
                 moves[player] = {"table": int(t), "seat": seat}
@@ -569,6 +583,14 @@ class ClubNight(NightAPI):
         except ImportError:
             return None
         return make_app(source)
+
+    def snapshot(self, hall_events, standings, live, now, next_round, version):
+        try:
+            from hall.web import build_snapshot
+        except ImportError:
+            return None
+        return build_snapshot(self.night, hall_events, standings, live=live, now=now,
+                              next_round=next_round, version=version)
 
 
 def load_night_api(cfg: HallConfig) -> NightAPI:
