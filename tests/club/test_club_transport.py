@@ -270,3 +270,25 @@ def test_a_stalled_acknowledgement_is_waited_for_longer_each_time(tmp_path, brok
         assert link.stats["resent"] >= 6
     finally:
         link.stop()
+
+
+def test_a_table_sending_only_copies_gets_its_ack_again(tmp_path, broker):
+    store, hub = hub_for(tmp_path, broker.port)
+    acks = []
+    seven = raw_client(broker.port, "7", "pw7", cid="euchre-test-night-t7")
+    seven.on_message = lambda c, u, m: acks.append(json.loads(m.payload)["seq"])
+    seven.subscribe(topics.ack_topic(NIGHT, 7), 0)
+    time.sleep(0.3)
+    msg = lambda seq: topics.event_message(NIGHT, 7, "dev-7", {"type": "collect", "seq": seq, "at": 1.0})
+    try:
+        for seq in (1, 2, 3):
+            seven.publish(topics.ev_topic(NIGHT, 7), msg(seq), qos=1).wait_for_publish(5)
+        assert wait_for(lambda: acks and acks[-1] == 3)
+        n = len(acks)
+        time.sleep(1.1)
+        seven.publish(topics.ev_topic(NIGHT, 7), msg(2), qos=1).wait_for_publish(5)   # a copy
+        assert wait_for(lambda: len(acks) > n and acks[-1] == 3, 5), acks
+        assert hub.stats["duplicates"] == 1
+    finally:
+        seven.loop_stop()
+        hub.stop()
