@@ -568,7 +568,7 @@ def _greedy_chart(v, seed=0):
         out = sorted(order[:b])
         playing = [p for p in range(v) if p not in out]
         pairs = None
-        for _ in range(400):
+        for _ in range(60):
             rng.shuffle(playing)
             left, got = list(playing), []
             while left:
