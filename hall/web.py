@@ -74,7 +74,6 @@ def build_snapshot(night, hall_events: list, standings, live: Optional[dict] = N
     shown_upto = None
     hidden = []
     if night.hide_last:
-        closed = [r for r, x in rounds.items() if x["status"] == "closed" or r < R]
         # hide the night's last rounds once they are being played
         first_hidden = night.rounds - night.hide_last + 1
         hidden = [r for r in sorted(rounds) if r >= first_hidden]
