@@ -62,7 +62,8 @@ def _locked(hall_events, now) -> bool:
 
 def act(night, pin, action: dict, hall_events=(), now: Optional[float] = None) -> tuple:
     """``(ok, message, event)``: the hall event to append (the action, or a ``refused``
-    event), and one line for the director. ``action`` is ``{"action": NAME, ...fields,
+    event; None for ``{"action": "login"}``, which only checks the PIN), and one line for
+    the director. ``action`` is ``{"action": NAME, ...fields,
     "reason": TEXT}``. ``now`` (the hall's clock, passed in) turns on the lock-out after
     five wrong PINs within a minute."""
     name = action.get("action") if isinstance(action, dict) else None
@@ -75,6 +76,8 @@ def act(night, pin, action: dict, hall_events=(), now: Optional[float] = None) -
     if director is None:
         why = "Wrong director PIN: nothing was changed (the attempt is recorded)"
         return False, why, {"kind": "refused", "what": what, "why": why}
+    if name == "login":
+        return True, f"Signed in as {director}", None
     try:
         event = _validate(night, action, hall_events)
     except ActionError as exc:
