@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -23,6 +24,23 @@ import time
 from pathlib import Path
 
 NIGHT = "latency"
+
+# How the page shows a table's progress, per page: the night's big screen (each table's
+# card says "hand k/N": a hand's last event is the one whose effect shows), or a page
+# with a data-stored attribute per table (the highest seq the hall holds).
+HANDS_OBSERVER = """
+window.__seen = [];
+const box = document.getElementById('tables');
+const look = () => { for (const c of box.children) {
+  const m = /hand (\\d+)|(\\d+) hands/.exec(c.children[3].textContent);
+  if (m) window.__seen.push([c.children[0].textContent, +(m[1] || m[2]), Date.now()]);
+}};
+new MutationObserver(look).observe(box, {subtree: true, childList: true, characterData: true});
+look();
+"""
+HANDS_READY = "return document.querySelectorAll('#tables .tcard').length"
+HANDS_STATE = """return {reconnecting: document.body.classList.contains('reconnecting'),
+                         version: window.hallRendered || 0}"""
 
 OBSERVER = """
 window.__seen = [];
@@ -33,6 +51,11 @@ new MutationObserver((ms) => { for (const m of ms) {
 }}).observe(document.body, {attributes: true, attributeFilter: ['data-stored'], subtree: true,
                             childList: true});
 """
+
+
+STORED_READY = "return document.querySelectorAll('[data-table]').length"
+STORED_STATE = """return {reconnecting: document.body.dataset.connection === 'reconnecting',
+                         version: +document.body.dataset.version}"""
 
 
 def chromium(width=1920, height=1080):
@@ -52,7 +75,7 @@ def chromium(width=1920, height=1080):
 def serve(app, port):
     import uvicorn
     # A page holds its event stream open: a restart must not wait for it to end.
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical",
                                            timeout_graceful_shutdown=0.5))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -63,8 +86,15 @@ def serve(app, port):
 
 
 def run(night, make_app, tables: int = 40, rate: float = 20.0, base_s: float = 10.0,
-        burst_s: float = 5.0, burst_factor: float = 10.0, folder=None, progress=print) -> dict:
-    """``night``: a NightAPI; ``make_app(source)``: the page's app. Returns the figures."""
+        burst_s: float = 5.0, burst_factor: float = 10.0, folder=None, progress=print,
+        probe: str = "stored", path: str = "/") -> dict:
+    """``night``: a NightAPI; ``make_app(source)``: the page's app; ``probe``: "stored"
+    (every event: a data-stored attribute per table) or "hands" (the night's big screen:
+    each hand's last event, shown as the table's hand count). Returns the figures."""
+    from engine.referee import Referee
+    from hall.service import OVER_PHASES
+    ready, state_js, observer = ((STORED_READY, STORED_STATE, OBSERVER) if probe == "stored"
+                                 else (HANDS_READY, HANDS_STATE, HANDS_OBSERVER))
     import random
     from controller.club import ClubConfig, ClubLink, hand_events, next_dealer
     from controller.log import EventLog
@@ -93,17 +123,33 @@ def run(night, make_app, tables: int = 40, rate: float = 20.0, base_s: float = 1
                            keepalive=10, heartbeat=5.0)
             links[t] = ClubLink(c, logs[t].path, device=f"dev-{t}", poll=0.05).start()
         driver = chromium()
-        driver.get(f"http://127.0.0.1:{port}/")
+        # Each table logs the hall's seating for round 1 (as controller.club.ClubTable
+        # does when the hall's "round" command comes), so its hands count in the round.
+        deadline = time.monotonic() + 20
+        start = None
+        while start is None and time.monotonic() < deadline:
+            start, _ = service.current_round()
+            time.sleep(0.05)
+        for t in links:
+            logs[t].append({"type": "club_round", "night": NIGHT, "round": start["round"],
+                            "table": t, "seating": start["seating"][str(t)]}, at=time.time())
+            links[t].poke()
+        while time.monotonic() < deadline and not all(
+                service.progress[t].round == start["round"] for t in links):
+            time.sleep(0.05)
+        driver.get(f"http://127.0.0.1:{port}{path}")
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
-            if driver.execute_script("return document.querySelectorAll('[data-table]').length") >= tables:
+            if driver.execute_script(ready) >= tables:
                 break
             time.sleep(0.1)
-        driver.execute_script(OBSERVER)
+        driver.execute_script(observer)
         # Each table plays random legal hands; its events are appended at the pace asked.
         scripts = {t: [] for t in links}
         dealers = {t: rng.choice("NESW") for t in links}
-        appended = []      # (table, seq, unix time of the append)
+        appended = []      # (table, seq or hand number, unix ms of the append, phase)
+        referees = {t: Referee(rules) for t in links}
+        ended = {t: 0 for t in links}
 
         def next_event(t):
             if not scripts[t]:
@@ -119,19 +165,30 @@ def run(night, make_app, tables: int = 40, rate: float = 20.0, base_s: float = 1
                 if wait > 0:
                     time.sleep(wait)
                 t = 1 + i % tables
-                rec = logs[t].append(next_event(t), at=time.time())
+                ev = next_event(t)
+                rec = logs[t].append(ev, at=time.time())
                 links[t].poke()
-                appended.append((t, rec.seq, rec.at * 1000.0, label))
+                if probe == "stored":
+                    appended.append((t, rec.seq, rec.at * 1000.0, label))
+                    continue
+                before = referees[t].state["phase"]
+                referees[t].feed(ev, seq=rec.seq)
+                if referees[t].state["phase"] in OVER_PHASES and before not in OVER_PHASES:
+                    ended[t] += 1          # this event ends a hand: the card shows it
+                    appended.append((t, ended[t], rec.at * 1000.0, label))
         phase(base_s, rate, "steady")
         phase(burst_s, rate * burst_factor, "burst")
         time.sleep(3.0)
         seen = driver.execute_script("return window.__seen")
+        if os.environ.get("LATENCY_DEBUG"):
+            print(len(seen), seen[:5], driver.execute_script(
+                "return document.body.innerText.slice(0, 600)"), file=sys.stderr)
         first: dict = {}
-        for t, stored, ms in seen:
+        for t, shown_n, ms in seen:
             t = int(t)
-            for seq in range(first.get((t, "top"), 0) + 1, stored + 1):
-                first.setdefault((t, seq), ms)
-            first[(t, "top")] = max(first.get((t, "top"), 0), stored)
+            for n in range(first.get((t, "top"), 0) + 1, shown_n + 1):
+                first.setdefault((t, n), ms)
+            first[(t, "top")] = max(first.get((t, "top"), 0), shown_n)
         lat = {"steady": [], "burst": []}
         missing = 0
         for t, seq, ms, label in appended:
@@ -144,7 +201,8 @@ def run(night, make_app, tables: int = 40, rate: float = 20.0, base_s: float = 1
         def pct(xs, q):
             xs = sorted(xs)
             return round(xs[min(len(xs) - 1, int(q * len(xs)))], 1) if xs else None
-        result = {"tables": tables, "events": len(appended), "rate_per_s": rate,
+        result = {"tables": tables, "probe": probe, "samples": len(appended),
+                  "events": int(base_s * rate + burst_s * rate * burst_factor), "rate_per_s": rate,
                   "burst_per_s": rate * burst_factor, "missing_on_page": missing,
                   "p50_ms": pct(every, 0.5), "p95_ms": pct(every, 0.95), "max_ms": pct(every, 1.0),
                   "steady_p95_ms": pct(lat["steady"], 0.95), "burst_p95_ms": pct(lat["burst"], 0.95),
@@ -155,19 +213,19 @@ def run(night, make_app, tables: int = 40, rate: float = 20.0, base_s: float = 1
         t_down = time.monotonic()
         shown = None
         while time.monotonic() < t_down + 5:
-            if driver.execute_script("return document.body.dataset.connection") == "reconnecting":
+            if driver.execute_script(state_js)["reconnecting"]:
                 shown = round(time.monotonic() - t_down, 2)
                 break
             time.sleep(0.05)
-        version = driver.execute_script("return +document.body.dataset.version")
+        version = driver.execute_script(state_js)["version"]
         server, thread = serve(make_app(service), port)
         t_up = time.monotonic()
         back = None
         logs[1].append(next_event(1), at=time.time())     # something new to show
         links[1].poke()
         while time.monotonic() < t_up + 10:
-            live = driver.execute_script("return document.body.dataset.connection") == "live"
-            if live and driver.execute_script("return +document.body.dataset.version") > version:
+            st = driver.execute_script(state_js)
+            if not st["reconnecting"] and st["version"] > version:
                 back = round(time.monotonic() - t_up, 2)
                 break
             time.sleep(0.05)
@@ -190,14 +248,18 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.club_page_latency", description=__doc__.split("\n")[0])
     p.add_argument("--tables", type=int, default=40)
     p.add_argument("--rate", type=float, default=20.0, help="events per second before the burst")
+    p.add_argument("--seconds", type=float, default=30.0, help="seconds at that rate")
+    p.add_argument("--burst-seconds", type=float, default=6.0, help="seconds at ten times the rate")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
     from hall.service import HallConfig, load_night_api
     from hall.web import make_app
     cfg = HallConfig(night_id=NIGHT, tables=list(range(1, a.tables + 1)),
-                     night={"tables": a.tables, "rounds": 1, "hands": 8})
+                     night={"players": 4 * a.tables, "rounds": 1, "hands": 40,
+                            "movement": "rotation"})
     night = load_night_api(cfg)
-    r = run(night, make_app, tables=a.tables, rate=a.rate)
+    r = run(night, make_app, tables=a.tables, rate=a.rate, base_s=a.seconds,
+            burst_s=a.burst_seconds, probe="hands", path="/")
     print(json.dumps(r) if a.json else "\n".join(f"  {k:<32} {v}" for k, v in r.items()))
     return 0 if r["ok"] else 1
 
