@@ -176,6 +176,18 @@ def run(night, make_app, tables: int = 40, rate: float = 20.0, base_s: float = 1
                 if referees[t].state["phase"] in OVER_PHASES and before not in OVER_PHASES:
                     ended[t] += 1          # this event ends a hand: the card shows it
                     appended.append((t, ended[t], rec.at * 1000.0, label))
+        # Warm-up (not measured): each table a random way into its hand, so that hands
+        # end all through the steady phase and the burst, not all at once.
+        for t in links:
+            for _ in range(rng.randrange(0, 27)):
+                ev = next_event(t)
+                rec = logs[t].append(ev, at=time.time())
+                before = referees[t].state["phase"]
+                referees[t].feed(ev, seq=rec.seq)
+                if referees[t].state["phase"] in OVER_PHASES and before not in OVER_PHASES:
+                    ended[t] += 1
+            links[t].poke()
+        time.sleep(2.0)
         phase(base_s, rate, "steady")
         phase(burst_s, rate * burst_factor, "burst")
         time.sleep(3.0)
@@ -248,7 +260,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.club_page_latency", description=__doc__.split("\n")[0])
     p.add_argument("--tables", type=int, default=40)
     p.add_argument("--rate", type=float, default=20.0, help="events per second before the burst")
-    p.add_argument("--seconds", type=float, default=30.0, help="seconds at that rate")
+    p.add_argument("--seconds", type=float, default=60.0, help="seconds at that rate")
     p.add_argument("--burst-seconds", type=float, default=6.0, help="seconds at ten times the rate")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
