@@ -67,10 +67,11 @@ def points_of(standings) -> dict:
     """``{player: points}`` from the standings as the hall page gets them (a list of rows
     with ``player`` and ``points``, or a mapping), for the check."""
     if isinstance(standings, dict) and "ranking" in standings:
-        return {row["entrant"]: row["total"] for row in standings["ranking"]}
+        standings = standings["ranking"]
     if isinstance(standings, dict):
         return {p: v for p, v in standings.items()}
-    return {row["player"]: row["points"] for row in standings}
+    return {row.get("entrant", row.get("player")): row.get("total", row.get("points"))
+            for row in standings}
 
 
 class FullVirtualClubTable:
@@ -269,8 +270,10 @@ def _serve(app, host: str, port: int):
 def print_summary(s: dict, out=print) -> None:
     st = s["standings"]
     if isinstance(st, dict) and "ranking" in st:
+        st = st["ranking"]
+    if isinstance(st, list) and st and "rank_text" in st[0]:
         # The night's own ranking: totals, then its tie-break chain; shared places as "=3".
-        rows = [(r["rank_text"], r["entrant"], r["total"]) for r in st["ranking"]]
+        rows = [(r["rank_text"], r["entrant"], r["total"]) for r in st]
     else:
         pts = sorted(points_of(st).items(), key=lambda kv: (-kv[1], kv[0]))
         rows = []
