@@ -204,8 +204,8 @@ def simulate_club(n_tables: int, out_dir, seed: int = 1, rounds: int = 3, hands:
             done = service.finished
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the night did not finish within {timeout:.0f} s")
-            snap = service.snapshot()
-            key = (snap.get("round"), snap.get("round_over"))
+            start, ended = service.current_round()
+            key = (start["round"] if start else None, ended)
             if key != seen_round and key[0] is not None:
                 seen_round = key
                 progress(f"  round {key[0]} " + ("over" if key[1] else "starts"))

@@ -461,9 +461,12 @@ def _cached_bases() -> dict:
 def whist_base(v: int) -> Optional[dict]:
     """The base round of a whist tournament Wh(v) (v = 4n or 4n+1 players), or None.
 
-    A Z-cyclic base round from ``whist_bases.json`` when there is one (found by a seeded
-    search and checked by the tests for every size), else, for a prime power 4n+1, the
-    finite-field construction of :func:`_field_base`."""
+    A Z-cyclic base round from ``whist_bases.json`` when there is one, else, for a prime
+    power 4n+1, the finite-field construction of :func:`_field_base`. The cached base
+    rounds were found once by seeded depth-first searches (over "patterned" rounds
+    (a, c, -a, -c) in Z_v, or Z_(v-1) with infinity partnering 0; a plain search up to 24
+    players); the searches are not part of the package, and the tests check every cached
+    base's whole tournament."""
     cached = _cached_bases().get(v)
     if cached is not None:
         return cached
