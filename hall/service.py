@@ -30,7 +30,7 @@ from hall.store import Store
 log = logging.getLogger("hall.service")
 
 OVER_PHASES = ("over", "thrown in", "misdeal", "void", "no hand")
-END_BY = ("hands", "clock", "director")
+END_BY = ("night", "director")
 
 
 class HallError(ValueError):
@@ -50,7 +50,7 @@ class HallConfig:
     broker: dict = field(default_factory=lambda: {"host": "127.0.0.1", "port": 1883,
                                                   "username": "hall", "password": None})
     web: dict = field(default_factory=lambda: {"host": "127.0.0.1", "port": 8080})
-    end_by: str = "hands"
+    end_by: str = "night"        # the night's hands and/or minutes; or "director"
     pause: float = 20.0          # seconds between "round over" and the next round's seating
     stale_after: float = 30.0
     night: dict = field(default_factory=dict)
@@ -122,8 +122,8 @@ def check_hall_config(data: dict, source: str = "hall.toml") -> HallConfig:
             setattr(cfg, key, hall[key])
     if "end_by" in hall:
         if hall["end_by"] not in END_BY:
-            fail("hall", f"end_by = {hall['end_by']!r}: rounds end by \"hands\", \"clock\" or "
-                 "\"director\"")
+            fail("hall", f"end_by = {hall['end_by']!r}: \"night\" (after the night's hands or "
+                 "minutes) or \"director\" (when the director ends it)")
         cfg.end_by = hall["end_by"]
     for key, low, high in (("pause", 0, 3600), ("stale_after", 1, 3600)):
         if key in hall:
@@ -374,8 +374,9 @@ class HallService:
             return
         if not ended:
             self._resend_seating(start)
-            if self._round_complete(start, now):
-                self.end_round(start["round"], by=self.cfg.end_by)
+            by = self._round_complete(start, now)
+            if by:
+                self.end_round(start["round"], by=by)
             return
         # Ended: the next round after the pause, or the night is over.
         if self._round_over_at is None:
@@ -390,20 +391,22 @@ class HallService:
         if now - self._round_over_at >= self.cfg.pause:
             self.start_round()
 
-    def _round_complete(self, start: dict, now: float) -> bool:
-        tables = [int(t) for t in start.get("seating", {})]
+    def _round_complete(self, start: dict, now: float):
+        """``"hands"`` when every seated table has played the round's hands, ``"clock"``
+        when the round's time is up and no table has a hand in play (the hand already
+        dealt is finished), else None. A night may set either or both."""
         if self.cfg.end_by == "director":
-            return False
-        if self.cfg.end_by == "clock":
-            ends_at = start.get("ends_at")
-            if ends_at is None or now < ends_at:
-                return False
-            # Finish the hand already dealt.
-            return all(not (self.progress[t].round == start["round"] and self.progress[t].in_hand)
-                       for t in tables)
+            return None
+        tables = [int(t) for t in start.get("seating", {})]
+        mine = [self.progress[t] for t in tables]
         n = self.night.hands_per_round
-        return bool(n) and all(self.progress[t].round == start["round"]
-                               and self.progress[t].finished >= n for t in tables)
+        if n and all(p.round == start["round"] and p.finished >= n for p in mine):
+            return "hands"
+        ends_at = start.get("ends_at")
+        if ends_at is not None and now >= ends_at and \
+                all(not (p.round == start["round"] and p.in_hand) for p in mine):
+            return "clock"
+        return None
 
     def start_round(self) -> Optional[dict]:
         """Plan and start the next round: a ``round_start`` hall event, and each seated
@@ -415,7 +418,7 @@ class HallService:
                 return None
             event = dict(plan)
             event["kind"] = "round_start"
-            if self.cfg.end_by == "clock" and self.night.minutes:
+            if self.night.minutes and self.cfg.end_by != "director":
                 event["ends_at"] = self.clock() + 60.0 * self.night.minutes
             event = self.store.append_hall(event, at=self.clock())
             self._round_over_at = None
@@ -440,7 +443,7 @@ class HallService:
                 continue
             self._sent_round[t] = (start["round"], now)
             self.hub.send(t, {"cmd": "round", "round": start["round"], "seating": seating,
-                              "hands": self.night.hands_per_round if self.cfg.end_by == "hands" else None,
+                              "hands": self.night.hands_per_round if self.cfg.end_by != "director" else None,
                               "ends_at": start.get("ends_at")})
 
     def _moves(self) -> dict:

@@ -90,6 +90,7 @@ def test_hall_config_errors_are_one_line_and_name_the_key():
         check_hall_config({"hal": {}})
     with pytest.raises(HallError, match=r"\[hall\] end_by = 'bell'"):
         check_hall_config({"hall": {"night": "n", "tables": 2, "end_by": "bell"}})
+    assert check_hall_config({"hall": {"night": "n", "tables": 2}}).end_by == "night"
     cfg = check_hall_config({"hall": {"night": "n", "tables": [3, 1]}, "broker": {"port": 1884}})
     assert cfg.tables == [1, 3] and cfg.broker["port"] == 1884
 
@@ -224,6 +225,26 @@ def test_director_actions_through_the_nights_own_module(tmp_path, broker):
         assert wait_for(lambda: svc.finished and all(t.club.round.over for t in tables), 15)
         ev = [e for e in svc.hall_events() if e["kind"] == "end_round"][-1]
         assert ev["director"] == "alice" and ev["reason"] == "time"
+    finally:
+        for t in tables:
+            t.stop()
+        svc.close()
+
+
+def test_a_round_on_the_clock_ends_when_time_is_up_and_the_hand_dealt_is_finished(tmp_path, broker):
+    night = StandInNight(tables=2, rounds=1, hands_per_round=None, minutes=0.05)   # 3 s
+    svc = HallService(hall_cfg(tmp_path, broker.port, 2), night).start()
+    tables = [t.start() for t in virtual_tables(tmp_path, broker.port, 2, night.rules)]
+    for t in tables:
+        t.pace = 0.02          # a hand takes about half a second
+    try:
+        assert wait_for(lambda: svc.finished, 30)
+        end = [e for e in svc.hall_events() if e["kind"] == "round_end"]
+        start = [e for e in svc.hall_events() if e["kind"] == "round_start"][0]
+        assert end and end[0]["by"] == "clock" and end[0]["at"] >= start["ends_at"]
+        # No hand was left half played when the round ended.
+        assert all(not svc.progress[t].in_hand for t in (1, 2))
+        assert all(svc.progress[t].finished >= 1 for t in (1, 2))
     finally:
         for t in tables:
             t.stop()
