@@ -108,3 +108,19 @@ def test_simulate_club_listens_on_loopback_only(tmp_path, monkeypatch):
     # 0100007F is 127.0.0.1 in /proc's byte order; IPv6 loopback is ...0000000001000000.
     assert local <= {"0100007F", "00000000000000000000000001000000"}, seen
     assert any(kind == "tcp" for kind, _ in seen)
+
+
+def test_the_full_virtual_table_takes_part_through_its_camera(tmp_path):
+    """Table 1 is the full virtual table: every card drawn into camera frames and read by
+    the vision pipeline; its log goes to the hall like the others'."""
+    from collections import Counter
+
+    from controller.log import read_events
+    s = simulate_club(2, tmp_path / "club", seed=9, rounds=1, hands=1, web=False,
+                      full_table=True, progress=lambda x: None)
+    assert s["caught_up"] and s["standings_equal_independent_fold"], s
+    kinds = Counter(e.get("type") for _, e in
+                    read_events(str(tmp_path / "club" / "tables" / "table-1.sqlite")))
+    # The Pi's cards came in through the rack, cards leaving the table were seen go.
+    assert kinds["dealt"] == 5 and kinds["removed"] > 0 and kinds["club_round"] == 1
+    assert (tmp_path / "club" / "tables" / "table-1-full" / "screen.gif").stat().st_size > 0
