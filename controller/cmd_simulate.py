@@ -25,7 +25,8 @@ def register(sub) -> None:
     p.add_argument("--rules", default="standard",
                    help="preset, optionally with options: standard, stick-the-dealer, "
                         "somerset-1888, openspiel, or e.g. 'standard,target=5'")
-    p.add_argument("--seat", default="W", choices=list("NESW"), help="the Pi's seat (default W)")
+    p.add_argument("--seat", default="W", help="the Pi's seat (default W); several, like W,E: "
+                                               "one reader reads each Pi seat's cards in turn")
     p.add_argument("--level", default="hard", choices=LEVELS, help="the Pi's level")
     p.add_argument("--people", default="medium", choices=LEVELS,
                    help="the level of the computer players standing in for the people")
@@ -57,6 +58,12 @@ def run(args) -> int:
     except RulesError as exc:
         print(f"euchre-table simulate: {exc}", file=sys.stderr)
         return 2
+    seats = [x.strip().upper() for x in args.seat.split(",") if x.strip()]
+    if not seats or any(x not in "NESW" or len(x) != 1 for x in seats) or len(set(seats)) != len(seats) \
+            or len(seats) > 3:
+        print(f"euchre-table simulate: --seat {args.seat!r}: give one to three different seats "
+              "of N, E, S, W, e.g. W or W,E", file=sys.stderr)
+        return 2
     if args.daily:
         from controller.simulate import daily_seed
         seed = daily_seed(datetime.date.today())
@@ -79,7 +86,8 @@ def run(args) -> int:
               f"{args.seat} at {args.level}, the people are played at {args.people}.\n"
               f"Every card is drawn into {w}x{h} camera frames and read by the vision "
               "pipeline; only what the camera reads reaches the referee.\n", flush=True)
-    summary = simulate(rules, seed, out, computer_seat=args.seat, level=args.level,
+    summary = simulate(rules, seed, out, computer_seat=seats[0] if len(seats) == 1 else seats,
+                       level=args.level,
                        people_level=args.people, size=(w, h), progress=progress)
     if args.json:
         print(json.dumps(summary))
@@ -92,9 +100,13 @@ def run(args) -> int:
         print(f"  {t}: {s['contracts'][t]} contracts, {s['marches'][t]} marches, "
               f"{s['euchres'][t]} euchres")
     print(f"  lone hands: {s['lone_hands']}, revokes: {s['revokes']}")
+    print(f"Secrecy: the Pi's cards were dealt face down through the reader window "
+          f"({s['reader_frames']} reader frames); overhead frames showing one of them before "
+          f"it was played: {s['computer_cards_face_up_overhead_before_played']}.")
     print(f"Vision: {s['frames']} frames, {s['cards_read']} cards read, "
           f"{s['cards_shown_again']} shown again, {s['entered_by_hand']} entered by hand; "
-          f"median {s['vision_ms_median']} ms to read a frame.")
+          f"median {s['vision_ms_median']} ms per table step (both cameras' frames read, "
+          "the events logged and refereed, the screen drawn).")
     print(f"Referee: {s['refusals']} refusals; the log replays to the identical result: "
           f"{'yes' if s['log_replays_identically'] else 'NO'}.")
     speech = (f"{s['announcements']} announcements" +

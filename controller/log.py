@@ -170,7 +170,16 @@ def read_events(path: str, from_seq: int = 1) -> Iterator[tuple]:
     """``(seq, event)`` from an event log file or from a JSON-lines file.
 
     In JSON lines a line's own ``seq`` is used when it has one, else its line number;
-    blank lines are skipped; malformed lines come through as text for the referee to refuse."""
+    blank lines are skipped; malformed lines come through as text for the referee to refuse.
+    Sealed cards of finished hands come back opened from their reveal
+    (``controller.secrecy.open_events``); those of the hand in progress stay sealed."""
+    from controller.secrecy import open_events
+    pairs = open_events(_read_raw(path))
+    return ((seq, ev) for seq, ev in pairs if seq >= from_seq)
+
+
+def _read_raw(path: str) -> Iterator[tuple]:
+    from_seq = 1
     if is_log_file(path):
         log = EventLog(path)
         try:

@@ -14,6 +14,8 @@ from controller.table import OVER_PHASES, TableController
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 2.0
+READER_IDLE_SECONDS = 1.0
+"""Outside the deal the reader camera is read this often, only to notice a fault."""
 
 
 class Notifier:
@@ -59,16 +61,22 @@ class TableService:
     def __init__(self, cfg: TableConfig, camera=None, open_camera: Optional[Callable] = None,
                  screen=None, panel=None, leds=None, speaker=None, board=None,
                  clock: Callable[[], float] = time.time,
-                 monotonic: Callable[[], float] = time.monotonic, notifier=None, bots=None):
+                 monotonic: Callable[[], float] = time.monotonic, notifier=None, bots=None,
+                 reader_camera=None, open_reader_camera: Optional[Callable] = None):
+        from controller.reader import DealReader
+        from controller.secrecy import Sealer
         from engine.bots import make_bot
         from vision.tracker import Tracker
         self.cfg = cfg
         self.clock, self.monotonic = clock, monotonic
         self.notifier = notifier or Notifier()
         self.camera, self.open_camera = camera, open_camera
+        self.reader_camera, self.open_reader_camera = reader_camera, open_reader_camera
         self.panel, self.board = panel, board
         self.faults: dict = {}
         self._camera_retry_at = 0.0
+        self._reader_retry_at = 0.0
+        self._reader_idle_at = 0.0
         self.log = EventLog(str(cfg.path(cfg.log)))
         levels = computer_levels(cfg)
         if bots is None:
@@ -76,10 +84,16 @@ class TableService:
         known = list(cfg.seats) if cfg.deal_scan else []
         self.ctl = TableController(cfg.rules, self.log, clock=clock, computers=bots,
                                    known_seats=known, screen=screen, speaker=speaker, leds=leds,
-                                   panel=panel)
-        rack = cfg.computer_seats[0] if len(cfg.computer_seats) == 1 else None
-        self.tracker = Tracker(k=cfg.vision["k"], m=cfg.vision["m"], rack_seat=rack)
+                                   panel=panel, sealer=Sealer.for_state_dir(cfg.state_dir))
+        reader = cfg.reader or {}
+        practice_rack = reader.get("kind") == "rack"
+        rack = cfg.computer_seats[0] if len(cfg.computer_seats) == 1 and practice_rack else None
+        # The overhead camera: a face-up card in the old rack zone counts only in a practice
+        # game; otherwise it is refused without being named.
+        self.tracker = Tracker(k=cfg.vision["k"], m=cfg.vision["m"], rack_seat=rack,
+                               rack_face_up=practice_rack)
         self._prime_tracker()
+        self.ctl.exposed = lambda: set(self.tracker.placed())
         self.zones = None
         if cfg.vision.get("zones"):
             from vision.zones import Calibration
@@ -88,6 +102,19 @@ class TableService:
         if cfg.vision["mode"] == "plain":
             from vision.recognize import load_plain_deck
             self.deck = load_plain_deck(cfg.path(cfg.vision["deck"]))
+        # The private reader: the reader window's camera or the board's card scanner.
+        seats = list(cfg.seats) if cfg.deal_scan else cfg.computer_seats
+        self.reader = DealReader(self.ctl, seats, announce=reader.get("announce", True)) \
+            if reader.get("kind") in ("window", "scanner") else None
+        self.reader_tracker = self.reader_window = self.reader_deck = None
+        if reader.get("kind") == "window":
+            from vision.tracker import ReaderTracker
+            from vision.zones import ReaderWindow
+            self.reader_tracker = ReaderTracker(k=reader["k"], m=reader["m"])
+            self.reader_window = ReaderWindow(reader["window"])
+            if reader["mode"] == "plain":
+                from vision.recognize import load_plain_deck
+                self.reader_deck = load_plain_deck(cfg.path(reader["deck"]))
         self.healthy = True
         self.stopping = threading.Event()
         self.club = None
@@ -117,6 +144,7 @@ class TableService:
     def step(self) -> None:
         try:
             self._camera_step()
+            self._reader_step()
             self._panel_step()
             self._board_step()
             self._next_hand()
@@ -184,6 +212,73 @@ class TableService:
                               deck=self.deck, decoder=self.cfg.vision["decoder"], refusals=True)
         for event in self.tracker.update(sightings):
             self.submit(event)
+            st = self.ctl.referee.state
+            if (event.get("type") == "removed" and event.get("zone") == "UP"
+                    and st["phase"] == "discard" and st["dealer"] not in self.ctl.computers):
+                # A person dealer who took the up-card has laid a card aside face down:
+                # the table learns of the discard from the up-card leaving its spot.
+                self.submit({"type": "discard", "seat": st["dealer"], "by": "camera"})
+
+    def _reader_step(self) -> None:
+        """One frame of the reader window's camera: a card read there is dealt (sealed) to
+        the seat being dealt; its faults are handled like the overhead camera's."""
+        from vision.recognize import recognize
+        from vision.sources import CameraError
+        if self.reader is None:
+            return
+        self.reader.poll()
+        if self.reader_tracker is None:
+            return
+        if self.reader_camera is None:
+            if self.open_reader_camera is None or self.monotonic() < self._reader_retry_at:
+                return
+            try:
+                self.reader_camera = self.open_reader_camera()
+            except (CameraError, OSError, ValueError) as exc:
+                self._fault("reader", f"Reader camera not found: {exc}. Retrying; the "
+                                      "computer's cards wait for it")
+                self._reader_retry_at = self.monotonic() + RETRY_SECONDS
+                return
+            self._recovered("reader", "Reader camera back")
+        dealing = self.reader.seat_to_read() is not None
+        if not dealing and self.monotonic() < self._reader_idle_at:
+            return
+        try:
+            frame = self.reader_camera.read()
+        except (CameraError, OSError) as exc:
+            self._reader_lost(str(exc))
+            return
+        if frame is None:
+            if self.open_reader_camera is not None:
+                self._reader_lost("no picture")
+            return
+        if not dealing:
+            # Nothing to read outside the deal: a frame now and then only shows that the
+            # camera is still there (on a Pi the CPU is better spent on the overhead camera).
+            self._reader_idle_at = self.monotonic() + READER_IDLE_SECONDS
+            self.reader_tracker.reset()
+            return
+        r = self.cfg.reader
+        sightings = recognize(self.reader_window.mask(frame), mode=r["mode"],
+                              zones=self.reader_window.for_frame(frame),
+                              deck=self.reader_deck, decoder=r["decoder"], refusals=True)
+        for event in self.reader_tracker.update(sightings):
+            kind = event.get("type")
+            if kind == "read":
+                self.reader.on_card(event["card"], by="reader")
+            elif kind == "vision_error" and self.reader.seat_to_read() is not None:
+                # Never named: the reader's cards are secret.
+                self.submit({"type": "vision_error", "cards": [], "by": "reader",
+                             "reason": event["reason"]})
+
+    def _reader_lost(self, why: str) -> None:
+        try:
+            self.reader_camera.close()
+        except Exception:  # a camera that is gone may fail to close too
+            pass
+        self.reader_camera = None
+        self._reader_retry_at = self.monotonic() + RETRY_SECONDS
+        self._fault("reader", f"Reader camera lost ({why}): check its cable. Retrying")
 
     def _camera_lost(self, why: str) -> None:
         try:
@@ -229,7 +324,10 @@ class TableService:
         """A hint for the seat to act, when its cards are known (deal scan)."""
         st = self.ctl.referee.state
         view = self.ctl.referee.view(st["to_act"]) if st["to_act"] else None
-        if view is None or not view.cards:
+        if st["to_act"] in self.ctl.computers:
+            # The hint would be the computer's own choice, from cards nobody may see.
+            self.ctl.last_message = "No hint for the computer's seat"
+        elif view is None or not view.cards:
             self.ctl.last_message = "No hint: the table does not know this player's cards"
         else:
             from engine.bots import make_bot
@@ -245,13 +343,31 @@ class TableService:
             self._fault("board", f"Board {status}: retrying")
         elif "board" in self.faults and status == "connected":
             self._recovered("board", "Board back")
+        if status == "connected" and (self.cfg.reader or {}).get("kind") == "scanner":
+            info = getattr(self.board, "board", None)
+            caps = getattr(info, "capabilities", None)
+            if isinstance(caps, int) and not caps & 0x10:
+                self._fault("scanner", "The board has no card scanner: the computer's cards "
+                                       "cannot be read ([reader] kind = \"scanner\")")
         events = getattr(self.board, "events", None)
         while events is not None and not events.empty():
             ev = events.get_nowait()
-            seats = self.cfg.computer_seats
-            if type(ev).__name__ == "CardScanned" and seats:
-                # The text as read: a card not of a Euchre pack is the referee's misdeal.
-                self.submit({"type": "dealt", "seat": seats[0], "card": ev.text, "by": "scanner"})
+            if type(ev).__name__ == "CardScanned":
+                self._scanned(ev.text)
+
+    def _scanned(self, text: str) -> None:
+        """A card read by the board's scanner: dealt (sealed) to the seat being dealt."""
+        from controller.reader import card_of_scan
+        if self.reader is None:
+            self.ctl.announce("The board's scanner read a card, but the reader is not the "
+                              "scanner ([reader] kind = \"scanner\")")
+            return
+        card, problem = card_of_scan(text)
+        if problem is not None:
+            self.ctl.announce(problem[0].upper() + problem[1:])
+            return
+        # A text not of a Euchre pack (a 2 of clubs) is passed on: the referee's misdeal.
+        self.reader.on_card(card, by="scanner")
 
     def _next_hand(self) -> None:
         """Start the next hand once the last one is over and its cards are swept."""
@@ -289,7 +405,7 @@ class TableService:
     def close(self) -> None:
         if self.club is not None:
             self.club.stop()
-        for dev in (self.camera, self.panel, self.board):
+        for dev in (self.camera, self.reader_camera, self.panel, self.board):
             if dev is not None and hasattr(dev, "close"):
                 try:
                     dev.close()
@@ -300,11 +416,14 @@ class TableService:
 
 def build_devices(cfg: TableConfig) -> dict:
     """The real devices the configuration names. Only the service's entry point calls this."""
+    from vision.sources import open_source
     devices: dict = {}
     if cfg.camera is not None:
-        from vision.sources import open_source
         camera_cfg = dict(cfg.camera)
         devices["open_camera"] = lambda: open_source(camera_cfg)
+    if cfg.reader is not None and cfg.reader.get("camera") is not None:
+        reader_cfg = dict(cfg.reader["camera"])
+        devices["open_reader_camera"] = lambda: open_source(reader_cfg)
     if cfg.display is not None:
         from hardware.display import make_display
         devices["screen"] = make_display(cfg.display)

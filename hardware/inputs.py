@@ -490,14 +490,24 @@ class RackLeds:
 
 
 class TableLeds:
-    """The seat LEDs and the rack LEDs together; either may be absent (None)."""
+    """The seat LEDs and the rack LEDs together; either may be absent (None). ``racks``
+    holds the racks of further computer seats (seat -> RackLeds); ``rack`` serves the first."""
 
-    def __init__(self, seats: Optional[SeatLeds], rack: Optional[RackLeds]):
+    def __init__(self, seats: Optional[SeatLeds], rack: Optional[RackLeds],
+                 racks: Optional[dict] = None):
         self.seats = seats
         self.rack = rack
+        self.racks = dict(racks or {})
+
+    def rack_of(self, seat: Optional[str], first: bool = True) -> Optional[RackLeds]:
+        """The rack LEDs of a computer seat: its own (``racks``), else the main rack when
+        it is the first computer seat."""
+        if seat in self.racks:
+            return self.racks[seat]
+        return self.rack if first else None
 
     def close(self):
-        for part in (self.seats, self.rack):
+        for part in (self.seats, self.rack, *self.racks.values()):
             if part is not None:
                 part.close()
 
@@ -506,9 +516,10 @@ def check_leds_config(config: dict) -> dict:
     """The LED configuration with defaults, or ValueError naming the wrong key.
 
     Keys: ``seats`` ({"N": 22, ...}; None or {} for no seat LEDs), ``rack`` (six pins;
-    None or [] for none), ``active_high`` (bool), ``blink`` (seconds on and off).
+    None or [] for none), ``racks`` (further computer seats' racks: {"E": [six pins]}),
+    ``active_high`` (bool), ``blink`` (seconds on and off).
     """
-    _check_keys(config, ("seats", "rack", "active_high", "blink"), "leds")
+    _check_keys(config, ("seats", "rack", "racks", "active_high", "blink"), "leds")
     seats = config.get("seats", DEFAULT_SEAT_LED_PINS)
     if seats is not None:
         if not isinstance(seats, dict):
@@ -530,11 +541,26 @@ def check_leds_config(config: dict) -> dict:
         for i, pin in enumerate(rack):
             _check_pin(pin, f"leds config: rack[{i}]")
     taken = _check_unique(dict(seats or {}), "leds config")
-    _check_unique({f"rack[{i}]": p for i, p in enumerate(rack or [])}, "leds config", taken)
+    taken = _check_unique({f"rack[{i}]": p for i, p in enumerate(rack or [])}, "leds config", taken)
+    racks = config.get("racks") or {}
+    if not isinstance(racks, dict):
+        raise ValueError(f"leds config: racks must map a computer seat to its 6 rack pins, "
+                         f"e.g. {{E = [...]}}, not {racks!r}")
+    for seat, pins in racks.items():
+        if seat not in SEATS:
+            raise ValueError(f"leds config: racks.{seat}: no such seat (use N, E, S, W)")
+        if not isinstance(pins, (list, tuple)) or len(pins) != RACK_SLOTS:
+            raise ValueError(f"leds config: racks.{seat} must list {RACK_SLOTS} pins (5 card "
+                             f"slots, then the up-card slot), not {pins!r}")
+        for i, pin in enumerate(pins):
+            _check_pin(pin, f"leds config: racks.{seat}[{i}]")
+        taken = _check_unique({f"racks.{seat}[{i}]": p for i, p in enumerate(pins)},
+                              "leds config", taken)
     active_high = config.get("active_high", True)
     if not isinstance(active_high, bool):
         raise ValueError(f"leds config: active_high={active_high!r} should be true or false")
     return {"seats": seats, "rack": list(rack) if rack is not None else None,
+            "racks": {seat: list(pins) for seat, pins in racks.items()},
             "active_high": active_high,
             "blink": _check_number(config, "blink", 0.4, "leds", 0.02, 5.0)}
 
@@ -544,13 +570,17 @@ def make_leds(config: dict, pin_factory=None) -> TableLeds:
     ``{"seats": {"N": 22, "E": 23, "S": 24, "W": 25}, "rack": [7, 8, 9, 10, 11, 17]}``."""
     c = check_leds_config(config)
     seats = rack = None
+    racks: dict = {}
     try:
         if c["seats"] is not None:
             seats = SeatLeds(c["seats"], c["active_high"], c["blink"], pin_factory=pin_factory)
         if c["rack"] is not None:
             rack = RackLeds(c["rack"], c["active_high"], c["blink"] / 2, pin_factory=pin_factory)
+        for seat, pins in c["racks"].items():
+            racks[seat] = RackLeds(pins, c["active_high"], c["blink"] / 2, pin_factory=pin_factory)
     except Exception:
-        if seats is not None:
-            seats.close()
+        for part in (seats, rack, *racks.values()):
+            if part is not None:
+                part.close()
         raise
-    return TableLeds(seats, rack)
+    return TableLeds(seats, rack, racks)

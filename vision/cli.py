@@ -26,6 +26,14 @@ def register(subparsers) -> None:
     p.add_argument("--a4", action="store_true", help="the A4 mat instead of A3")
     p.add_argument("--calibrate", metavar="IMAGE", help="camera image showing the whole mat")
     p.add_argument("--out", metavar="FILE", help="zones file to write (with --calibrate)")
+    p.add_argument("--reader-window", metavar="IMAGE",
+                   help="a reader camera frame with one card (with its sticker, or give "
+                        "--deck for a plain deck) lying in the guide: prints the [reader] "
+                        "window setting")
+    p.add_argument("--deck", metavar="FILE", help="with --reader-window: a plain deck's templates")
+    p.add_argument("--reader-pdf", metavar="FILE",
+                   help="write the reader window's template (card guide, plate, camera) and "
+                        "the Pi's rack, two A4 pages at true size")
     p.set_defaults(func=cmd_mat)
 
     p = subparsers.add_parser(
@@ -65,10 +73,57 @@ def cmd_stickers(args) -> int:
     return 0
 
 
+def _reader_window(args) -> int:
+    """Print the [reader] window for a frame of the reader with one card in its guide."""
+    import cv2
+    from vision.recognize import RecognizeError, load_plain_deck, recognize
+    from vision.zones import ReaderWindow
+    image = cv2.imread(args.reader_window, cv2.IMREAD_COLOR)
+    if image is None:
+        return _fail(f"mat: {args.reader_window} is not a readable image")
+    try:
+        if args.deck:
+            found = recognize(image, mode="plain", deck=load_plain_deck(args.deck), refusals=True)
+        else:
+            found = recognize(image, mode="sticker")
+    except (RecognizeError, OSError, ValueError) as exc:
+        return _fail(f"mat: {exc}")
+    if len(found) != 1:
+        return _fail(f"mat: found {len(found)} cards in {args.reader_window}: lay exactly one card "
+                     "in the reader's guide, face down" + ("" if args.deck else
+                     " (with its sticker; for a plain deck give --deck FILE)"))
+    corners = found[0]["corners"]
+    if not args.deck:
+        # The code (TL, TR, BR, BL; 45 × 21/25 mm, upright on the card, at its centre)
+        # gives the card: 63 mm across the code's rows, 88 mm along its columns.
+        import numpy as np
+        from vision.stickers import QUIET_MODULES
+        c = np.asarray(corners, float)
+        across, down = c[1] - c[0], c[3] - c[0]
+        code_mm = 45.0 * 21 / (21 + 2 * QUIET_MODULES)
+        ex, ey = across / code_mm, down / code_mm           # image px per card mm
+        centre = c.mean(axis=0)
+        corners = [centre + sx * 31.5 * ex + sy * 44.0 * ey for sx in (-1, 1) for sy in (-1, 1)]
+    win = ReaderWindow.around_card(corners, image.shape).window
+    print("window = [" + ", ".join(f"{v:.3f}" for v in win) + "]   # put this in [reader]")
+    return 0
+
+
 def cmd_mat(args) -> int:
     from vision.zones import CalibrationError, MatLayout, calibrate, write_mat_pdf
-    if not args.pdf and not args.calibrate:
-        return _fail("mat: give --pdf FILE to print the mat, or --calibrate IMAGE --out FILE")
+    if not args.pdf and not args.calibrate and not args.reader_pdf and not args.reader_window:
+        return _fail("mat: give --pdf FILE to print the mat, --reader-pdf FILE for the reader "
+                     "window and the rack, --reader-window IMAGE to set the reader's window, "
+                     "or --calibrate IMAGE --out FILE")
+    if args.reader_window:
+        return _reader_window(args)
+    if args.reader_pdf:
+        from vision.printables import write_reader_pdf
+        try:
+            write_reader_pdf(args.reader_pdf)
+        except OSError as exc:
+            return _fail(f"mat: cannot write {args.reader_pdf}: {exc}")
+        print(f"wrote {args.reader_pdf}: the reader window and the rack; print at 100% on A4")
     if args.pdf:
         write_mat_pdf(args.pdf, a4=args.a4)
         print(f"wrote {args.pdf}: print at 100% (actual size) on {'A4' if args.a4 else 'A3'}")

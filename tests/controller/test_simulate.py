@@ -5,7 +5,7 @@ import shutil
 import pytest
 from PIL import Image
 
-from controller.log import EventLog
+from controller.log import EventLog, read_events
 from engine import Rules
 from engine.referee import Referee
 from vision.art import art_available
@@ -30,15 +30,20 @@ def test_a_whole_game_is_played_through_the_camera(game):
     # Every card put down was read by the vision pipeline, none entered by hand.
     assert s["entered_by_hand"] == 0 and s["refusals"] == 0
     assert s["cards_read"] >= s["hands"] * (5 + 1 + 15)
-    assert s["frames"] > s["cards_read"]
+    assert s["frames"] > s["cards_read"] and s["reader_frames"] >= 5 * s["hands"]
+    # The Pi's cards went through the reader window, never face up under the overhead camera.
+    assert s["computer_cards_face_up_overhead_before_played"] == 0
+    dealt = [e for _, e in read_events(str(out / "table-log.sqlite")) if e.get("type") == "dealt"]
+    assert len(dealt) == 5 * s["hands"] and all(e.get("by") == "reader" for e in dealt)
 
 
 def test_the_log_replays_to_the_identical_result(game):
     rules, out, s = game
     assert s["log_replays_identically"]
     ref = Referee(rules, known_seats=["W"])
-    for rec in EventLog(str(out / "table-log.sqlite")).records():
-        ref.feed(rec.event(), seq=rec.seq)
+    # As anyone reads the log: the Pi's cards are sealed, and opened by each hand's reveal.
+    for seq, event in read_events(str(out / "table-log.sqlite")):
+        ref.feed(event, seq=seq)
     assert ref.state["score"] == s["score"] and ref.state["winner"] == s["winner"]
     assert len(ref.records()) == s["hands"]
 
