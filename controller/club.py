@@ -199,6 +199,8 @@ class ClubLink:
 
     def stop(self, goodbye: bool = True) -> None:
         """Stop publishing; ``goodbye`` publishes the offline status first."""
+        if self._stop.is_set():
+            return
         self._stop.set()
         self._wake.set()
         if self._thread.is_alive():

@@ -75,39 +75,32 @@ def points_of(standings) -> dict:
 
 
 class FullVirtualClubTable:
-    """The full virtual table at a club night: the Pi plays West, the three people are
-    computer players, every card is drawn into camera frames and read by the vision
-    pipeline (``controller.simulate.VirtualTable``); the screen goes to a GIF and the
-    announcements (the hall's seating and "round over" too) to text. It plays each round
-    the hall seats it for, like the engine-only tables."""
+    """The full virtual table at a club night: the real table service on two fake cameras
+    (``controller.simulate.build_table``): the Pi plays West, its cards dealt face down
+    through the reader window, the three people are computer players, every card read by
+    the vision pipeline; the screen goes to a GIF, the announcements (the hall's seating
+    and "round over" too) to text. The club hook is the service's own (``ClubTable``), so
+    the service starts a hand only in a round the hall started."""
 
     def __init__(self, cfg, folder, rules, seed: int):
         import random
 
         from controller.club import ClubTable
-        from controller.log import EventLog
-        from controller.simulate import VirtualTable
-        from controller.table import TableController
-        from engine.bots import make_bot
+        from controller.simulate import build_table
         from hardware.display import make_display
         from hardware.speaker import make_speaker
         folder = Path(folder) / f"table-{cfg.table}-full"
         folder.mkdir(parents=True, exist_ok=True)
-        self.path = Path(folder).parent / f"table-{cfg.table}.sqlite"
-        self.log = EventLog(str(self.path))
         self.screen = make_display({"driver": "gif", "filename": str(folder / "screen.gif"),
                                     "scale": 2, "duration": 0.4})
         self.speaker = make_speaker({"backend": "text"})
-        rng = random.Random(seed)
-        self.ctl = TableController(rules, self.log, clock=time.time,
-                                   computers={"W": make_bot("hard", seed=seed, budget=0.02)},
-                                   screen=self.screen, speaker=self.speaker)
-        people = {s: make_bot("medium", seed=seed + i + 1, budget=0.02)
-                  for i, s in enumerate(SEATS) if s != "W"}
-        self.table = VirtualTable(self.ctl, rules, people, rng, rack_seat="W")
-        self.table.calibrate()
-        self.club = ClubTable(cfg, self.ctl, self.path, folder, clock=time.time)
-        self.rng = rng
+        self.table, self.service = build_table(rules, random.Random(seed), folder,
+                                               computer_seats=("W",), screen=self.screen,
+                                               speaker=self.speaker, budget=0.02)
+        self.path = folder / "table-log.sqlite"
+        self.log = self.service.log
+        self.club = ClubTable(cfg, self.service.ctl, self.path, folder, clock=time.time)
+        self.service.club = self.club
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self.run, name=f"table-{cfg.table}-full", daemon=True)
 
@@ -118,26 +111,22 @@ class FullVirtualClubTable:
 
     def run(self) -> None:
         while not self.stop_event.is_set():
-            self.club.step()
-            if not self.club.wants_hand():
+            if self.club.wants_hand():
+                self.table.play_hand()
+            else:
+                self.service.step()          # the hall's commands, the link's status
                 self.stop_event.wait(0.05)
-                continue
-            nxt = self.ctl.next_hand_event()
-            self.club.note_event({"type": "hand"})
-            self.table.play_hand(nxt["dealer"] if nxt else self.rng.choice(SEATS))
-            self.club.link.poke()
 
     def stop(self) -> None:
         self.stop_event.set()
         self.thread.join(60)
-        self.club.stop()
         dev = getattr(self.screen, "device", None)
         if dev is not None and hasattr(dev, "write_animation"):
             # luma.emulator's gifanim writes only at exit: write it now, once.
             dev.write_animation()
             dev._images = []
             dev.persist = True
-        self.log.close()
+        self.service.close()        # stops the club link too
 
 
 def simulate_club(n_tables: int, out_dir, seed: int = 1, rounds: int = 3, hands: int = 4,

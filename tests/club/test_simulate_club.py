@@ -119,8 +119,19 @@ def test_the_full_virtual_table_takes_part_through_its_camera(tmp_path):
     s = simulate_club(2, tmp_path / "club", seed=9, rounds=1, hands=1, web=False,
                       full_table=True, progress=lambda x: None)
     assert s["caught_up"] and s["standings_equal_independent_fold"], s
-    kinds = Counter(e.get("type") for _, e in
-                    read_events(str(tmp_path / "club" / "tables" / "table-1.sqlite")))
-    # The Pi's cards came in through the rack, cards leaving the table were seen go.
-    assert kinds["dealt"] == 5 and kinds["removed"] > 0 and kinds["club_round"] == 1
+    log = tmp_path / "club" / "tables" / "table-1-full" / "table-log.sqlite"
+    kinds = Counter(e.get("type") for _, e in read_events(str(log)))
+    # The Pi's five cards came in through the reader window; cards were seen played.
+    assert kinds["dealt"] == 5 and kinds["play"] >= 16 and kinds["club_round"] == 1
+    # What went to the hall is the log as stored: the Pi's cards sealed until the hand
+    # ended (and then revealed), never in plain words before.
+    from hall.store import Store
+    store = Store(str(tmp_path / "club" / "hall.sqlite"))
+    sent = store.records(s["night"], 1)
+    store.close()
+    assert sum(1 for r in sent if r.get("type") == "sealed") >= 5
+    assert not any(r.get("type") == "dealt" for r in sent)
+    first_reveal = next(i for i, r in enumerate(sent) if r.get("type") == "reveal")
+    last_sealed = max(i for i, r in enumerate(sent) if r.get("type") == "sealed")
+    assert last_sealed < first_reveal
     assert (tmp_path / "club" / "tables" / "table-1-full" / "screen.gif").stat().st_size > 0
