@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "vision.cli",
     "vision.cli_plain",
     "bench.cli_match",
+    "hall.cli",
 ]
 
 

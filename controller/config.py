@@ -51,6 +51,7 @@ class TableConfig:
     board: Optional[dict] = None
     reader: Optional[dict] = None
     """How the computer seats' cards are read in private (see READER_KINDS); None: not set."""
+    club: Optional[object] = None       # controller.club.ClubConfig when [club] is given
 
     @property
     def computer_seats(self) -> list:
@@ -63,7 +64,7 @@ class TableConfig:
 
 
 SECTIONS = ("table", "rules", "seats", "camera", "vision", "display", "panel", "leds", "speaker",
-            "board", "reader")
+            "board", "reader", "club")
 READER_KINDS = ("window", "scanner", "rack")
 """window: a second camera under a clear plate reads each card laid face down on it;
 scanner: the board's card scanner; rack: the old face-up rack under the overhead camera
@@ -185,6 +186,15 @@ def check_config(data: dict, source: str = "config") -> TableConfig:
                 setattr(cfg, name, checker(section))
             except ValueError as exc:
                 fail(name, str(exc))
+    if "club" in data:
+        from controller.club import ClubConfigError, check_club_config
+        try:
+            cfg.club = check_club_config(_section(data, "club", fail), has_camera=cfg.camera is not None)
+        except ClubConfigError as exc:
+            fail("club", str(exc))
+        if cfg.club.entry == "panel" and cfg.panel is None:
+            fail("club", "entry = \"panel\" keys each hand's result in on the bid panel: add a "
+                 "[panel] section")
     return cfg
 
 

@@ -120,6 +120,16 @@ class TableService:
                 self.reader_deck = load_plain_deck(cfg.path(reader["deck"]))
         self.healthy = True
         self.stopping = threading.Event()
+        self.club = None
+        if cfg.club is not None:
+            # A club night: the log is published to the hall on the link's own thread.
+            from controller.club import ClubTable
+            self.club = ClubTable(cfg.club, self.ctl, cfg.path(cfg.log), cfg.state_dir, clock=clock)
+            if cfg.club.entry == "panel" and panel is not None:
+                from hardware.inputs import ResultComposer
+                panel.result_entry = ResultComposer()
+                self.ctl.last_message = panel.result_entry.prompt()
+            self.club.start()
 
     # ------------------------------------------------------------------ resume
     def _announce_recovery(self) -> None:
@@ -156,6 +166,8 @@ class TableService:
             self._panel_step()
             self._board_step()
             self._next_hand()
+            if self.club is not None:
+                self.club.step()
             self.healthy = True
         except LogError as exc:
             # Without a durable log the table must not go on: stop feeding the watchdog
@@ -195,7 +207,10 @@ class TableService:
         return 0
 
     def submit(self, event: dict):
-        return self.ctl.submit(event)
+        verdict = self.ctl.submit(event)
+        if self.club is not None:
+            self.club.note_event(event)
+        return verdict
 
     # ------------------------------------------------------------------ inputs
     def _camera_step(self) -> None:
@@ -331,6 +346,14 @@ class TableService:
         """One composed press of the bid panel (see hardware.inputs.BidComposer)."""
         kind = event[0]
         st = self.ctl.referee.state
+        if kind in ("result", "prompt") and self.club is not None:
+            # A table without a camera: a hand's result keyed in and confirmed.
+            if kind == "result":
+                self.club.log_result(event[1])
+            else:
+                self.ctl.last_message = event[1]
+                self.ctl._show()
+            return
         if kind == "bid":
             self.submit({"type": "bid", "seat": st["to_act"], "bid": event[1], "by": "panel"})
         elif kind == "undo":
@@ -395,6 +418,8 @@ class TableService:
         st = self.ctl.referee.state
         if st["phase"] not in OVER_PHASES + ("no hand",) or st["winner"]:
             return
+        if self.club is not None and not self.club.wants_hand():
+            return      # a club night: hands are dealt only in a round the hall started
         on_table = [z for z in self.tracker.placed().values() if z in ("N", "E", "S", "W")]
         event = self.ctl.next_hand_event()
         if event is None and st["phase"] == "no hand":
@@ -422,6 +447,8 @@ class TableService:
             self.ctl._show()
 
     def close(self) -> None:
+        if self.club is not None:
+            self.club.stop()
         for dev in (self.camera, self.reader_camera, self.panel, self.board, self.ctl.leds):
             if dev is not None and hasattr(dev, "close"):
                 try:
