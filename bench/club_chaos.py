@@ -29,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine import Rules
@@ -182,7 +182,6 @@ def run(cfg: ChaosConfig, progress=print) -> dict:
                   [(rng.uniform(0.02, 1.0) * span, "cut" if i % 2 == 0 else "blackhole",
                     rng.randint(1, cfg.tables)) for i in range(cfg.outages)])
     last_fault_end = t_start
-    down_until = 0.0
     for at, kind, table in plan:
         wait = t_start + at - time.monotonic()
         if wait > 0:
@@ -349,7 +348,7 @@ def run_kills(folder, broker_kind: str = "mosquitto", tables: int = 3, events: i
         plan = [("hall", None)] * hall_kills + [("table", rng.randint(1, tables)) for _ in range(table_kills)]
         rng.shuffle(plan)
         span = events * gap * 0.8
-        for i, (who, t) in enumerate(plan):
+        for _i, (who, t) in enumerate(plan):
             time.sleep(span / (len(plan) + 1))
             key = "hall" if who == "hall" else t
             p = procs[key]

@@ -26,7 +26,6 @@ import random
 import shutil
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -51,7 +50,6 @@ def run(halls: int = 2, tables: int = 10, events: int = 4000, duration: float = 
     names = [chr(ord("a") + i) for i in range(halls)]
     faults = LinkFaults(names, leaf_port)
     faults.start()
-    users = {"hall": "hallpw", **{str(t): f"pw{t}" for t in range(1, tables + 1)}}
     hall_brokers, stores, hubs, all_tables = {}, {}, {}, {}
     cfg = ChaosConfig(tables=tables, duration=duration, keepalive=2)
     try:
@@ -136,7 +134,7 @@ def run(halls: int = 2, tables: int = 10, events: int = 4000, duration: float = 
         expected = {(f"{h}-fri", t): len(recs) for h, v in logs.items() for t, recs in v.items()}
         collected, caught = asyncio.run(_collect(central, expected, timeout=60.0))
         league_s = None if caught is None else round(caught - t_last, 2)
-        lost = dup = 0
+        lost = 0
         equal = True
         for h, v in logs.items():
             league = {}
@@ -177,7 +175,7 @@ def run(halls: int = 2, tables: int = 10, events: int = 4000, duration: float = 
 async def _make_streams(hall_brokers, central) -> None:
     import nats
     from nats.js.api import ExternalStream, StreamConfig, StreamSource
-    for h, b in hall_brokers.items():
+    for _h, b in hall_brokers.items():
         nc = await nats.connect(f"nats://127.0.0.1:{b.nats_port}")
         await nc.jetstream().add_stream(StreamConfig(name="HALL", subjects=["club.*.t.*.ev"]))
         await nc.close()

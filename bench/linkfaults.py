@@ -81,7 +81,7 @@ class LinkFaults(threading.Thread):
                 self._close_link(link)
 
     def _close_link(self, link) -> None:
-        for sock, (peer, l) in list(self._conns.items()):
+        for sock, (_peer, l) in list(self._conns.items()):
             if l == link:
                 self._close(sock)
 

@@ -9,13 +9,11 @@ own logs.
 """
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from engine.cards import SEATS
 from engine.rules import Rules
 
 
@@ -266,7 +264,7 @@ def print_summary(s: dict, out=print) -> None:
     else:
         pts = sorted(points_of(st).items(), key=lambda kv: (-kv[1], kv[0]))
         rows = []
-        for i, (player, total) in enumerate(pts):
+        for _i, (player, total) in enumerate(pts):
             place = next(j for j, (_, t) in enumerate(pts) if t == total) + 1
             shared = sum(1 for _, t in pts if t == total) > 1
             rows.append((f"={place}" if shared else str(place), player, total))

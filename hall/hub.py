@@ -17,7 +17,6 @@ different contents. Nothing refused is stored; nothing valid is lost.
 """
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import threading

@@ -612,7 +612,6 @@ def _plus_one(rounds, v, seed=0):
         for tables, byes in rounds:
             for x in byes:
                 counts[x] += 1
-            lo = min(counts[x] for x in range(v) if x not in byes or True)
             options = []
             if counts[X] == min(counts):
                 options.append((0, rng.random(), None, None))

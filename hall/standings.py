@@ -32,7 +32,7 @@ from typing import Optional
 
 from engine.referee import Referee
 from hall.night import Night
-from hall.scoring import (SEATS, Outcome, ScoringError, outcome_of_record, outcome_of_result,
+from hall.scoring import (SEATS, ScoringError, outcome_of_record, outcome_of_result,
                           score_hand, team_of, team_points)
 
 _NOT_FOR_REFEREE = ("club_round", "result")
@@ -226,7 +226,7 @@ class Folder:
             for c in tr.clubs:
                 table_seating[(c["round"], table)] = c.get("seating")
 
-            def round_at(seq):
+            def round_at(seq, marks=marks):
                 r = None
                 for s, rr in marks:
                     if s < seq:
@@ -311,7 +311,7 @@ class Folder:
             for e in dict.fromkeys(sitting):
                 if e in ent:
                     ent[e]["sat_out"].append(r)
-        for e, fig in ent.items():
+        for fig in ent.values():
             played = [p for rr, p in fig["rounds"].items() if rr not in fig["sat_out"]]
             for r in fig["sat_out"]:
                 if sc.sit_out == "points":

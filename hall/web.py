@@ -26,7 +26,7 @@ from typing import Optional
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import (HTMLResponse, JSONResponse, PlainTextResponse, Response,
+from starlette.responses import (HTMLResponse, JSONResponse, Response,
                                  StreamingResponse)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles

@@ -45,7 +45,7 @@ class StandInNight(NightAPI):
 
     def fold(self, hall_events, tables):
         totals = {p: 0 for p in self.players}
-        for t, records in tables.items():
+        for _t, records in tables.items():
             ref = Referee(self.rules)
             marks = []
             for rec in records:

@@ -1,9 +1,8 @@
 """`simulate --club`: a whole virtual night through a real broker, the hall and the real publisher."""
-import json
 import subprocess
 import sys
 
-from controller.club_sim import fold_logs, simulate_club
+from controller.club_sim import simulate_club
 
 from .standin import StandInNight
 

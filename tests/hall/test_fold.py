@@ -44,7 +44,7 @@ def independent_standings(run: NightRun):
     per = {p: {} for p in night.players}
     won = {p: 0 for p in night.players}
     seated = {}
-    for r, t, seating, results in run.truth:
+    for r, _t, seating, results in run.truth:
         side_total = {"NS": 0, "EW": 0}
         counted = []
         for res in results:
