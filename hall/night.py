@@ -31,6 +31,30 @@ class NightError(ValueError):
     """A night's configuration that cannot be used; the message says what to change."""
 
 
+def read_toml(path) -> dict:
+    """The hall's TOML file as a dict; NightError says in one line what is wrong with it
+    (missing, a folder, far too big, not UTF-8 text, not TOML, unreadable)."""
+    from pathlib import Path
+    path = Path(path)
+    if path.is_dir():
+        raise NightError(f"{path} is a folder: give the hall's configuration file (a .toml "
+                         "file; see examples/hall.toml)")
+    try:
+        if path.stat().st_size > 1 << 20:
+            raise NightError(f"{path}: {path.stat().st_size:,} bytes is far too big for a "
+                             "configuration file: is it the right file?")
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise NightError(f"{path}: no such configuration file (see examples/hall.toml)") from None
+    except UnicodeDecodeError as exc:
+        raise NightError(f"{path}: not a text file in UTF-8 (byte {exc.start} is not): save "
+                         "the configuration as UTF-8 text, or check that it is the right file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise NightError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise NightError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+
+
 @dataclass(frozen=True)
 class Night:
     """One club night. ``players`` are the players' names (ids) in the order of the draw;
@@ -198,12 +222,11 @@ class Night:
 
     @classmethod
     def load(cls, path) -> "Night":
-        try:
-            with open(path, "rb") as f:
-                text = f.read().decode("utf-8")
-        except OSError as exc:
-            raise NightError(f"cannot read {path}: {exc.strerror}") from None
-        return cls.from_toml(text)
+        data = read_toml(path)
+        if "night" not in data:
+            raise NightError(f"{path} has no [night] table: add one with id, players, "
+                             "rounds and hands")
+        return cls.from_config(data["night"])
 
     def to_config(self) -> dict:
         """The configuration as a JSON-able dict, for the night's first hall event.

@@ -16,7 +16,6 @@ import asyncio
 import logging
 import threading
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -66,13 +65,11 @@ HALL_SECTIONS = ("hall", "broker", "web", "night")
 
 def load_hall_config(path) -> HallConfig:
     """Read and check hall.toml; HallError names the file, section and key."""
-    path = Path(path)
+    from hall.night import NightError, read_toml
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise HallError(f"{path}: no such configuration file (see examples/hall.toml)") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise HallError(f"{path}: not valid TOML: {exc}") from None
+        data = read_toml(path)
+    except NightError as exc:
+        raise HallError(str(exc)) from None
     return check_hall_config(data, source=str(path))
 
 
