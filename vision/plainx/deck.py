@@ -1,0 +1,141 @@
+"""A calibrated deck: the 24 faces as the camera saw them, the templates made from them, and the deck file.
+
+>>> deck = load_deck("my-deck.npz")       # doctest: +SKIP
+>>> deck.cards[:3], round(deck.aspect, 2)  # doctest: +SKIP
+([Card('9S'), Card('10S'), Card('JS')], 0.71)
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import cv2
+import numpy as np
+
+from engine.cards import Card
+from vision.plainx import read
+from vision.plainx.straighten import CANON_H, canon_size, white_balanced
+
+FORMAT = "euchre-table plain deck"
+FORMAT_VERSION = 4
+FACE_H = 200
+"""Height (px) at which calibrated faces are kept in the deck file."""
+
+
+class DeckError(ValueError):
+    """A deck file that cannot be used, with a message saying what to do."""
+
+
+@dataclass
+class Template:
+    """What one calibrated card looks like, in the card's own light."""
+
+    grey: np.ndarray       # canonical, white-balanced lightness
+    soft: np.ndarray       # grey, softened (for fine matching)
+    small: np.ndarray      # shortlist feature (unit vector)
+    redness: np.ndarray    # canonical redness (0 grey/black, ~1 red)
+    red_ink: np.ndarray    # bool: pixels of red print
+    dark_ink: np.ndarray   # bool: pixels of dark, colourless print
+
+
+def template_of(face_bgr: np.ndarray, aspect: float) -> Template:
+    """A template from an upright face (any size, BGR)."""
+    w, h = canon_size(aspect)
+    canon = cv2.resize(face_bgr, (w, h), interpolation=cv2.INTER_AREA)
+    bal = white_balanced(canon)
+    grey = read.grey_of(bal)
+    red = read.redness_of(bal)
+    return Template(grey=grey, soft=read.soft_of(grey), small=read.small_of(grey), redness=red,
+                    red_ink=(red > 0.45) & (grey < 0.85), dark_ink=(grey < 0.45) & (np.abs(red) < 0.25))
+
+
+@dataclass
+class PlainDeck:
+    """The templates of one physical deck, from one calibration pass through the camera.
+
+    ``faces`` (one upright BGR face per card, as calibrated) are what the file keeps;
+    the templates are made from them when the deck is loaded. ``aspect`` is the card's
+    width over height; ``card_px`` the card's long side as a fraction of the frame's
+    height when calibrated through the camera (None for pictures of cards alone)."""
+
+    name: str
+    cards: list
+    faces: list
+    aspect: float
+    card_px: Optional[float] = None
+    meta: dict = field(default_factory=dict)
+    templates: list = field(default_factory=list, repr=False)
+    _pairs: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        self.cards = [Card(c) for c in self.cards]
+        if not self.templates:
+            self.templates = [template_of(f, self.aspect) for f in self.faces]
+        self.small = np.stack([t.small for t in self.templates])
+        self.red = np.array([c.suit in "HD" for c in self.cards])
+        levels = [float(t.redness[t.red_ink].mean()) for t, r in zip(self.templates, self.red)
+                  if r and t.red_ink.any()]
+        self.red_level = float(np.median(levels)) if levels else 1.0
+
+    @property
+    def canon_size(self):
+        return canon_size(self.aspect)
+
+    def index(self, card) -> int:
+        return self.cards.index(Card(card))
+
+    def pair_weights(self, a: int, b: int) -> np.ndarray:
+        """Where templates ``a`` and ``b`` differ (0..1 per pixel of the compared part)."""
+        key = (a, b) if a < b else (b, a)
+        if key not in self._pairs:
+            ta, tb = (read.shifted(self.templates[k].soft, self.templates[k].soft.shape, (0, 0))
+                      for k in key)
+            d = np.abs(_unit(ta) - _unit(tb))
+            self._pairs[key] = np.clip((d - 0.3) / 0.7, 0.0, 1.0)
+        return self._pairs[key]
+
+    def save(self, path) -> Path:
+        """Write the deck as a compressed ``.npz``: the faces as PNG bytes and a JSON ``meta``."""
+        path = Path(path)
+        meta = dict(self.meta)
+        meta.update(format=FORMAT, version=FORMAT_VERSION, name=self.name,
+                    cards=[str(c) for c in self.cards], aspect=self.aspect, card_px=self.card_px)
+        blobs = {}
+        for c, f in zip(self.cards, self.faces):
+            ok, buf = cv2.imencode(".png", f)
+            blobs[f"face_{c}"] = np.frombuffer(buf.tobytes(), np.uint8)
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **blobs)
+        return path
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return (x - x.mean()) / (x.std() + 1e-6)
+
+
+def load_deck(path) -> PlainDeck:
+    """Read a deck written by ``euchre-table calibrate deck`` (or :meth:`PlainDeck.save`)."""
+    path = Path(path)
+    if not path.is_file():
+        raise DeckError(f"deck file {path} does not exist: make one with "
+                        "`euchre-table calibrate deck --from-dir DIR --out FILE`")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            if meta.get("format") == FORMAT and meta.get("version") == FORMAT_VERSION:
+                faces = [cv2.imdecode(data[f"face_{c}"], cv2.IMREAD_COLOR) for c in meta["cards"]]
+    except (OSError, ValueError, KeyError) as exc:
+        raise DeckError(f"{path} is not a plain-deck file ({exc}): make one with "
+                        "`euchre-table calibrate deck --from-dir DIR --out FILE`") from exc
+    if meta.get("format") != FORMAT:
+        raise DeckError(f"{path} is not a plain-deck file: make one with "
+                        "`euchre-table calibrate deck --from-dir DIR --out FILE`")
+    if meta.get("version") != FORMAT_VERSION:
+        raise DeckError(f"{path} was made by an older version of euchre-table "
+                        f"(format {meta.get('version')}): calibrate the deck again")
+    if any(f is None for f in faces):
+        raise DeckError(f"{path} is damaged (a card's picture cannot be read): calibrate the deck again")
+    return PlainDeck(name=meta.get("name", path.stem), cards=meta["cards"], faces=faces,
+                     aspect=float(meta["aspect"]), card_px=meta.get("card_px"), meta=meta)
