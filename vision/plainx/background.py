@@ -36,6 +36,8 @@ COARSE = 4
 """The colour comparison is made on cells of this many work pixels a side."""
 LEARN_RATE = 0.05
 """How fast the model follows the table where nothing lies (per frame)."""
+FINE_EVERY = 5
+"""The full-resolution picture of the table is updated every this many frames."""
 EDGE_REFRESH = 25
 """The table's edges are recomputed from the model every this many updates."""
 MIN_SPREAD = 3.0
@@ -82,6 +84,7 @@ class TableModel:
         self.mean = work.astype(np.float32)
         self.shape = frame.shape[:2]
         small = self._coarse(work)
+        self.coarse = small
         blur = cv2.blur(small, (3, 3))
         # A patterned cloth varies more from place to place: it may vary more in time too.
         spread = np.sqrt(((small - blur) ** 2).sum(axis=2)) * 1.5
@@ -136,7 +139,7 @@ class TableModel:
             return np.zeros(frame.shape[:2], np.uint8)
         work = _work(frame)
         ycc = self._coarse(work)
-        ref = self._coarse(np.clip(self.mean, 0, 255).astype(np.uint8))
+        ref = self.coarse
         d = np.sqrt(((ycc - ref) ** 2).sum(axis=2))
         like = d < np.percentile(d, 50) + 2 * MIN_SPREAD
         ycc = self._matched(ycc, ref, like)
@@ -149,9 +152,14 @@ class TableModel:
         wh, ww = work.shape[:2]
         fg_work = cv2.resize(fg, (ww, wh), interpolation=cv2.INTER_NEAREST)
         if update:
-            still = (cv2.dilate(fg_work, np.ones((9, 9), np.uint8)) == 0).astype(np.uint8)
-            cv2.accumulateWeighted(work.astype(np.float32), self.mean, LEARN_RATE, mask=still)
+            still = (cv2.dilate(fg, np.ones((3, 3), np.uint8)) == 0).astype(np.uint8)
+            # The light-matched colour is learnt, so that a slow change of light is followed.
+            cv2.accumulateWeighted(ycc, self.coarse, LEARN_RATE, mask=still)
             self.updates += 1
+            if self.updates % FINE_EVERY == 0:
+                still_work = cv2.resize(still, (ww, wh), interpolation=cv2.INTER_NEAREST)
+                cv2.accumulateWeighted(work.astype(np.float32), self.mean,
+                                       1 - (1 - LEARN_RATE) ** FINE_EVERY, mask=still_work)
             if self.updates % EDGE_REFRESH == 0:
                 self._refresh_edges()
         h, w = frame.shape[:2]

@@ -1,9 +1,17 @@
-"""Deciding which card a straightened view is, or refusing: best against the close ones, ink colour, covers.
+"""Deciding which card a straightened view shows, or refusing: the close candidates meet in duels; ink colour; covers.
 
-A card is named only when (1) it matches its template well (``MIN_SCORE``), (2) it
-beats every close rival where the two differ (``MIN_MARGIN``), (3) its print has its
-suit's colour, and (4) no part of its face differs from the template (a finger, a
-coaster). Otherwise the reading is a refusal with a reason.
+1. *Shortlist*: the calibrated cards whose low-resolution face is closest, both ways up.
+2. *Match*: each shortlisted card's template is laid on the view, patch by patch
+   (``read.patch_match``); the ones within ``RIVAL_GAP`` of the best are contenders.
+3. *Duels*: every contender meets every other. A red card against a black one is
+   settled by the print's colour where that is clear; otherwise by the close look at
+   the places where the two templates differ (``read.duel``), the challenger laid both
+   ways up. A contender's margin is its worst duel; the contender with the best margin
+   is the candidate.
+4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
+   by ``MIN_MARGIN``, its print has its suit's colour, and no part of the face differs
+   from its template in grey or colour (a finger, a coaster: ``MAX_CELL``,
+   ``MAX_TINT``). Otherwise the reading is a refusal with a reason.
 """
 from __future__ import annotations
 
@@ -17,19 +25,19 @@ from vision.plainx import read
 from vision.plainx.straighten import white_balanced
 
 SHORTLIST_GAP = 0.25
-"""Cards whose low-resolution match is within this of the best are compared closely."""
-SHORTLIST_MAX = 6
+"""Cards whose low-resolution match is within this of the best are matched closely."""
+SHORTLIST_MAX = 5
 RIVAL_GAP = 0.25
-"""Cards whose fine match is within this of the best are rivals to beat."""
+"""Cards whose match is within this of the best are contenders."""
 MIN_SCORE = 0.6
 MIN_MARGIN = 0.3
-MIN_RED = 0.45
-"""Least share of the red template's ink redness a red card's view must show."""
-MAX_BLACK = 0.25
-"""Largest share of the deck's red ink level a black card's view may show on its ink."""
+INK_RED = 0.5
+"""A red card's print shows at least this share of its template's redness ..."""
+INK_BLACK = 0.2
+"""... and a black card's at most this share (measured on the red card's print)."""
 MAX_CELL = 1.2
 """Largest mean difference (normalized grey) in any cell of the face: more is a cover."""
-GRID = (4, 6)
+CELLS = (4, 6)
 
 
 @dataclass
@@ -47,77 +55,108 @@ class Reading:
     detail: Optional[dict] = None
 
 
-def _unit(x):
-    return (x - x.mean()) / (x.std() + 1e-6)
+def view_faces(views) -> list:
+    """The two ways up of a found card (canonical BGR views) as faces to compare."""
+    up = read.Face.of(white_balanced(views[0]))
+    return [up, up.turned()]
 
 
-class ViewSet:
-    """The two ways up of one found card, prepared for comparison."""
+MIN_INK_PIXELS = 12
+"""Fewest pixels (soft size) where one card's print is red and the other's black for
+the print's colour to settle a duel."""
 
-    def __init__(self, views):
-        self.balanced = [white_balanced(v) for v in views]
-        self.grey = [read.grey_of(b) for b in self.balanced]
-        self.soft = [read.soft_of(g) for g in self.grey]
-        self.small = np.stack([read.small_of(g) for g in self.grey])
-        self.redness = [read.redness_of(b) for b in self.balanced]
+
+def _ink_share(faces, deck, red: int, black: int, entry) -> Optional[float]:
+    """How red the view is where the red card ``red`` has red print and the black card
+    ``black`` has dark print (the pips and index both cards share), as a share of how red
+    that print is in the red card's template: about 1 for the red card, 0 for the black
+    one. None when the two do not share enough such print (a court card's robe is
+    coloured in both)."""
+    _, o, offsets = entry
+    t = deck.templates[red]
+    dark = deck.templates[black].dark_ink
+    mask = read.compared(t.red_ink & (dark | dark[::-1, ::-1]))
+    if mask.sum() < MIN_INK_PIXELS:
+        return None
+    view = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
+    return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
+
+
+def _redness(faces, deck, red: int, entry) -> float:
+    """How red the view is where the red card has red print (share of the template's)."""
+    _, o, offsets = entry
+    t = deck.templates[red]
+    mask = read.compared(t.red_ink)
+    if not mask.any():
+        return 0.5
+    view = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
+    return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
 
 
 def read_views(views, deck) -> Reading:
     """Decide which of the deck's cards the two views (upright and turned) show."""
-    vs = ViewSet(views)
-    coarse = vs.small @ deck.small.T                   # (2, n)
+    faces = view_faces(views)
+    small = np.stack([f.small for f in faces])
+    coarse = small @ deck.small.T                     # (2, n)
     best = coarse.max()
     order = np.argsort(-coarse.ravel())
-    short = [divmod(int(k), coarse.shape[1]) for k in order[:SHORTLIST_MAX]
+    short = [divmod(int(k), coarse.shape[1]) for k in order[:2 * SHORTLIST_MAX]
              if coarse.ravel()[k] >= best - SHORTLIST_GAP]
     fine = {}
     for o, i in short:
-        s, shift = read.fine_match(vs.soft[o], deck.templates[i].soft)
-        if i not in fine or s > fine[i][0]:
-            fine[i] = (s, o, shift)
-    a = max(fine, key=lambda i: fine[i][0])
-    score, o, shift = fine[a]
-    card = deck.cards[a]
-    detail = {"score": score}
-    # Pairwise: against every close rival, where the two templates differ.
-    margin = 1.0
-    rival = None
-    ta = deck.templates[a]
-    va = _unit(read.shifted(vs.soft[o], ta.soft.shape, shift))
-    ua = _unit(read.shifted(ta.soft, ta.soft.shape, (0, 0)))
-    for b, (sb, ob, shb) in fine.items():
-        if b == a or sb < score - RIVAL_GAP:
+        if len(fine) >= SHORTLIST_MAX and i not in fine:
             continue
-        tb = deck.templates[b]
-        wgt = deck.pair_weights(a, b)
-        vb = _unit(read.shifted(vs.soft[ob], tb.soft.shape, shb))
-        ub = _unit(read.shifted(tb.soft, tb.soft.shape, (0, 0)))
-        ra = float((wgt * (va - ua) ** 2).sum())
-        rb = float((wgt * (vb - ub) ** 2).sum())
-        m = (rb - ra) / (rb + ra + 1e-6)
-        if m < margin:
-            margin, rival = m, deck.cards[b]
-    detail.update(margin=margin, rival=rival)
-    # Ink colour, in the card's own light, on the candidate's print.
-    red_view = read.shifted(vs.redness[o], ta.soft.shape, shift)
-    red_ink = read.shifted(ta.red_ink, ta.soft.shape, (0, 0))
-    dark_ink = read.shifted(ta.dark_ink, ta.soft.shape, (0, 0))
-    red_level = deck.red_level
+        s, offsets = read.patch_match(faces[o].soft, deck.templates[i].face.soft)
+        if i not in fine or s > fine[i][0]:
+            fine[i] = (s, o, offsets)
+    top = max(v[0] for v in fine.values())
+    contenders = [i for i in fine if fine[i][0] >= top - RIVAL_GAP]
+    inks, duels = {}, {}
+    for x in contenders:
+        for y in contenders:
+            if x == y:
+                continue
+            if deck.red[x] != deck.red[y]:
+                # Red against black is settled by the print's colour where it is clear.
+                red, black = (x, y) if deck.red[x] else (y, x)
+                if (red, black) not in inks:
+                    inks[(red, black)] = _ink_share(faces, deck, red, black, fine[red])
+                share = inks[(red, black)]
+                if share is not None and (share >= INK_RED or share <= INK_BLACK):
+                    duels[(x, y)] = 1.0 if (share >= INK_RED) == bool(deck.red[x]) else -1.0
+                    continue
+            # x, on the view the way up that suits it, must beat y laid either way up.
+            view = faces[fine[x][1]].sharp
+            tx, ty = deck.templates[x].face.sharp, deck.templates[y].face.sharp
+            duels[(x, y)] = min(read.duel(view, tx, ty, deck.places(x, y)),
+                                read.duel(view, tx, ty[::-1, ::-1], deck.places(x, y, turned=True)))
+    worst = {x: min([duels[(x, y)] for y in contenders if y != x], default=1.0) for x in contenders}
+    a = max(contenders, key=lambda x: (worst[x], fine[x][0]))
+    margin = worst[a]
+    rival = min((y for y in contenders if y != a), key=lambda y: duels[(a, y)], default=None)
+    rival = deck.cards[rival] if rival is not None else None
+    score, o, offsets = fine[a]
+    card = deck.cards[a]
+    t = deck.templates[a]
+    # The candidate's own print must have its suit's colour.
     if deck.red[a]:
-        tmpl_red = float(read.shifted(ta.redness, ta.soft.shape, (0, 0))[red_ink].mean()) if red_ink.any() else red_level
-        ink = float(red_view[red_ink].mean()) / max(tmpl_red, 1e-3) if red_ink.any() else 1.0
-        colour_ok = ink >= MIN_RED
+        ink = _redness(faces, deck, a, fine[a])
+        colour_ok = ink >= INK_RED
     else:
-        ink = float(red_view[dark_ink].mean()) / max(red_level, 1e-3) if dark_ink.any() else 0.0
-        colour_ok = ink <= MAX_BLACK
-    detail["ink"] = ink
+        mask = read.compared(t.dark_ink)
+        view_red = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
+        ink = float(view_red[mask].mean()) / max(deck.red_level, 1e-3) if mask.any() else 0.0
+        colour_ok = ink <= INK_BLACK
     # Cover: no cell of the face may differ much from the template.
+    va = read.unit(read.aligned(faces[o].soft, t.face.soft.shape, offsets))
+    ua = read.unit(read.compared(t.face.soft))
     diff = np.abs(va - ua)
-    gh, gw = GRID[1], GRID[0]
+    cols, rows = CELLS
     h, w = diff.shape
-    cells = diff[:h // gh * gh, :w // gw * gw].reshape(gh, h // gh, gw, w // gw).mean(axis=(1, 3))
-    worst = float(cells.max())
-    detail["cell"] = worst
+    cells = diff[:h // rows * rows, :w // cols * cols].reshape(rows, h // rows, cols, w // cols).mean(axis=(1, 3))
+    cover = float(cells.max())
+    detail = {"score": score, "margin": margin, "rival": rival, "top": top, "ink": ink, "cell": cover,
+              "worst": {str(deck.cards[x]): round(v, 3) for x, v in worst.items()}}
     reading = Reading(card=None, score=score, margin=margin, turned=o, guess=card, detail=detail)
     if score < MIN_SCORE:
         reading.reason = f"matches no card well (best {card}, {score:.2f})"
@@ -125,7 +164,7 @@ def read_views(views, deck) -> Reading:
         reading.reason = f"not clearly told from {rival} (margin {margin:.2f})"
     elif not colour_ok:
         reading.reason = f"the print's colour does not fit {card}"
-    elif worst > MAX_CELL:
+    elif cover > MAX_CELL:
         reading.reason = f"part of the face differs from {card}: covered?"
     else:
         reading.card = card

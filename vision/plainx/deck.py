@@ -16,7 +16,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.plainx import read
-from vision.plainx.straighten import CANON_H, canon_size, white_balanced
+from vision.plainx.straighten import canon_size, white_balanced
 
 FORMAT = "euchre-table plain deck"
 FORMAT_VERSION = 4
@@ -32,23 +32,37 @@ class DeckError(ValueError):
 class Template:
     """What one calibrated card looks like, in the card's own light."""
 
-    grey: np.ndarray       # canonical, white-balanced lightness
-    soft: np.ndarray       # grey, softened (for fine matching)
-    small: np.ndarray      # shortlist feature (unit vector)
-    redness: np.ndarray    # canonical redness (0 grey/black, ~1 red)
-    red_ink: np.ndarray    # bool: pixels of red print
-    dark_ink: np.ndarray   # bool: pixels of dark, colourless print
+    face: read.Face
+    red_ink: np.ndarray    # bool, soft size: pixels of red print
+    dark_ink: np.ndarray   # bool, soft size: pixels of dark, colourless print
+
+
+def canonical(face_bgr: np.ndarray, aspect: float) -> np.ndarray:
+    """An upright face (any size) at the canonical size, white-balanced."""
+    return white_balanced(cv2.resize(face_bgr, canon_size(aspect), interpolation=cv2.INTER_AREA))
 
 
 def template_of(face_bgr: np.ndarray, aspect: float) -> Template:
     """A template from an upright face (any size, BGR)."""
-    w, h = canon_size(aspect)
-    canon = cv2.resize(face_bgr, (w, h), interpolation=cv2.INTER_AREA)
-    bal = white_balanced(canon)
-    grey = read.grey_of(bal)
-    red = read.redness_of(bal)
-    return Template(grey=grey, soft=read.soft_of(grey), small=read.small_of(grey), redness=red,
-                    red_ink=(red > 0.45) & (grey < 0.85), dark_ink=(grey < 0.45) & (np.abs(red) < 0.25))
+    f = read.Face.of(canonical(face_bgr, aspect))
+    grey = cv2.resize(f.grey, f.soft.shape[::-1], interpolation=cv2.INTER_AREA)
+    return Template(face=f, red_ink=(f.redness > 0.45) & (grey < 0.85),
+                    dark_ink=(grey < 0.45) & (np.abs(f.redness) < 0.25))
+
+
+def _orient(faces: list, aspect: float) -> list:
+    """The faces each turned the way up that agrees best with the others (a deck's
+    cards share their layout, so the close look compares like with like)."""
+    soft = [read.Face.of(canonical(f, aspect)).soft for f in faces]
+    flip = [False] * len(faces)
+    for _ in range(2):
+        for i in range(len(faces)):
+            up = sum(read.ncc(soft[i], soft[j][::-1, ::-1] if flip[j] else soft[j])
+                     for j in range(len(faces)) if j != i)
+            down = sum(read.ncc(soft[i][::-1, ::-1], soft[j][::-1, ::-1] if flip[j] else soft[j])
+                       for j in range(len(faces)) if j != i)
+            flip[i] = down > up
+    return [f[::-1, ::-1].copy() if t else f for f, t in zip(faces, flip)]
 
 
 @dataclass
@@ -67,15 +81,16 @@ class PlainDeck:
     card_px: Optional[float] = None
     meta: dict = field(default_factory=dict)
     templates: list = field(default_factory=list, repr=False)
-    _pairs: dict = field(default_factory=dict, repr=False)
+    _places: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         self.cards = [Card(c) for c in self.cards]
         if not self.templates:
+            self.faces = _orient(self.faces, self.aspect)
             self.templates = [template_of(f, self.aspect) for f in self.faces]
-        self.small = np.stack([t.small for t in self.templates])
+        self.small = np.stack([t.face.small for t in self.templates])
         self.red = np.array([c.suit in "HD" for c in self.cards])
-        levels = [float(t.redness[t.red_ink].mean()) for t, r in zip(self.templates, self.red)
+        levels = [float(t.face.redness[t.red_ink].mean()) for t, r in zip(self.templates, self.red)
                   if r and t.red_ink.any()]
         self.red_level = float(np.median(levels)) if levels else 1.0
 
@@ -86,15 +101,13 @@ class PlainDeck:
     def index(self, card) -> int:
         return self.cards.index(Card(card))
 
-    def pair_weights(self, a: int, b: int) -> np.ndarray:
-        """Where templates ``a`` and ``b`` differ (0..1 per pixel of the compared part)."""
-        key = (a, b) if a < b else (b, a)
-        if key not in self._pairs:
-            ta, tb = (read.shifted(self.templates[k].soft, self.templates[k].soft.shape, (0, 0))
-                      for k in key)
-            d = np.abs(_unit(ta) - _unit(tb))
-            self._pairs[key] = np.clip((d - 0.3) / 0.7, 0.0, 1.0)
-        return self._pairs[key]
+    def places(self, a: int, b: int, turned: bool = False) -> list:
+        """Where cards ``a`` and ``b`` (``b`` upside down with ``turned``) differ most (cached)."""
+        key = (a, b, True) if turned else ((a, b, False) if a < b else (b, a, False))
+        if key not in self._places:
+            tb = self.templates[key[1]].face.sharp
+            self._places[key] = read.places(self.templates[key[0]].face.sharp, tb[::-1, ::-1] if turned else tb)
+        return self._places[key]
 
     def save(self, path) -> Path:
         """Write the deck as a compressed ``.npz``: the faces as PNG bytes and a JSON ``meta``."""
@@ -109,10 +122,6 @@ class PlainDeck:
         with open(path, "wb") as fh:
             np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **blobs)
         return path
-
-
-def _unit(x: np.ndarray) -> np.ndarray:
-    return (x - x.mean()) / (x.std() + 1e-6)
 
 
 def load_deck(path) -> PlainDeck:

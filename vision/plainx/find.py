@@ -261,16 +261,24 @@ def sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return out.reshape((rows * cols,) + ch)[:n].reshape(shape + ch)
 
 
-def step_profiles(colour: np.ndarray, quads: np.ndarray, offsets: np.ndarray, n: int,
+_TO_YCC = np.array([[0.114, 0.587, 0.299],                      # Y from B, G, R
+                    [-0.114 * 0.713, -0.587 * 0.713, (1 - 0.299) * 0.713],   # Cr
+                    [(1 - 0.114) * 0.564, -0.587 * 0.564, -0.299 * 0.564]],  # Cb
+                   np.float32) * np.array([[1.0], [CHROMA_WEIGHT], [CHROMA_WEIGHT]], np.float32)
+"""BGR differences to YCrCb differences, chroma weighted: steps are measured in these."""
+
+
+def step_profiles(frame: np.ndarray, quads: np.ndarray, offsets: np.ndarray, n: int,
                   lo: float = 0.12, hi: float = 0.88):
     """Colour step across each side at each offset along the outward normal:
-    (Q, 4, n, k), with the sample points and normals."""
+    (Q, 4, n, k), with the sample points and normals. The frame is sampled (BGR) only
+    at these points; differences are turned into YCrCb there."""
     base, normal, t = _side_samples(quads, n, lo, hi)
     o = np.concatenate([offsets - 1.0, offsets + 1.0]).astype(np.float32)
     pts = base[:, :, :, None, :] + normal[:, :, None, None, :] * o[None, None, None, :, None]
-    s = sample(colour, pts)
+    s = sample(frame, pts).astype(np.float32)
     k = len(offsets)
-    diff = s[..., k:, :] - s[..., :k, :]
+    diff = (s[..., k:, :] - s[..., :k, :]) @ _TO_YCC.T
     return base, normal, t, np.sqrt((diff ** 2).sum(-1))
 
 
@@ -357,14 +365,6 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32) -> tuple:
     return (best >= STEP).mean(axis=2).min(axis=1), np.median(best.reshape(len(quads), -1), axis=1)
 
 
-def colour_image(frame_bgr: np.ndarray) -> np.ndarray:
-    """The frame as float YCrCb with chroma weighted by ``CHROMA_WEIGHT`` and softened a
-    little: the image steps are measured on."""
-    ycc = cv2.cvtColor(cv2.GaussianBlur(frame_bgr, (0, 0), 0.7), cv2.COLOR_BGR2YCrCb).astype(np.float32)
-    ycc[:, :, 1:] *= CHROMA_WEIGHT
-    return ycc
-
-
 def _hull_quad(hull: np.ndarray) -> Optional[np.ndarray]:
     """The quadrilateral a convex hull reduces to (the crossings of the lines through
     its four longest sides, so that cut or rounded corners do not matter), or None when
@@ -444,7 +444,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     blobs = cv2.dilate(both, np.ones((3, 3), np.uint8))
     n, labels, box, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
     min_area = (min_long * scale) ** 2 * 0.5
-    colour = colour_image(frame_bgr)
+    colour = frame_bgr
     big = [i for i in range(1, n) if box[i, 2] * box[i, 3] >= min_area]
     # Tier 1: a blob of edges whose hull is a quadrilateral is one card (or one clean shape).
     rough, owner = [], []
