@@ -32,7 +32,7 @@ import numpy as np
 
 WORK_WIDTH = 640
 """Frames wider than this are modelled at this width (the finder's edge resolution)."""
-COARSE = 4
+COARSE = 8
 """The colour comparison is made on cells of this many work pixels a side."""
 LEARN_RATE = 0.05
 """How fast the model follows the table where nothing lies (per frame)."""
@@ -145,8 +145,7 @@ class TableModel:
         ycc = self._matched(ycc, ref, like)
         d = np.sqrt(((ycc - ref) ** 2).sum(axis=2))
         fg = ((d >= MIN_DIFFERENCE) & (d >= THRESHOLD * self.spread)).astype(np.uint8) * 255
-        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
         cs, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         cv2.drawContours(fg, cs, -1, 255, -1)
         wh, ww = work.shape[:2]

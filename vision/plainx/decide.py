@@ -26,8 +26,8 @@ from vision.plainx.straighten import white_balanced
 
 SHORTLIST_GAP = 0.25
 """Cards whose low-resolution match is within this of the best are matched closely."""
-SHORTLIST_MAX = 5
-RIVAL_GAP = 0.25
+SHORTLIST_MAX = 4
+RIVAL_GAP = 0.15
 """Cards whose match is within this of the best are contenders."""
 MIN_SCORE = 0.6
 MIN_MARGIN = 0.3
@@ -100,41 +100,67 @@ def read_views(views, deck) -> Reading:
     coarse = small @ deck.small.T                     # (2, n)
     best = coarse.max()
     order = np.argsort(-coarse.ravel())
-    short = [divmod(int(k), coarse.shape[1]) for k in order[:2 * SHORTLIST_MAX]
-             if coarse.ravel()[k] >= best - SHORTLIST_GAP]
+    # Each shortlisted card is matched the way up its coarse match prefers, and the
+    # other way too when that is nearly as good.
+    ranked = np.argsort(-coarse.max(axis=0))[:SHORTLIST_MAX]
     fine = {}
-    for o, i in short:
-        if len(fine) >= SHORTLIST_MAX and i not in fine:
-            continue
-        s, offsets = read.patch_match(faces[o].soft, deck.templates[i].face.soft)
-        if i not in fine or s > fine[i][0]:
-            fine[i] = (s, o, offsets)
+    for i in ranked:
+        i = int(i)
+        if coarse[:, i].max() < best - SHORTLIST_GAP:
+            break
+        ways = [int(np.argmax(coarse[:, i]))]
+        if coarse[1 - ways[0], i] >= coarse[ways[0], i] - 0.05:
+            ways.append(1 - ways[0])
+        for o in ways:
+            s, offsets = read.patch_match(faces[o].soft, deck.templates[i].face.soft)
+            if i not in fine or s > fine[i][0]:
+                fine[i] = (s, o, offsets)
     top = max(v[0] for v in fine.values())
     contenders = [i for i in fine if fine[i][0] >= top - RIVAL_GAP]
     inks, duels = {}, {}
-    for x in contenders:
-        for y in contenders:
-            if x == y:
-                continue
-            if deck.red[x] != deck.red[y]:
-                # Red against black is settled by the print's colour where it is clear.
-                red, black = (x, y) if deck.red[x] else (y, x)
-                if (red, black) not in inks:
-                    inks[(red, black)] = _ink_share(faces, deck, red, black, fine[red])
-                share = inks[(red, black)]
-                if share is not None and (share >= INK_RED or share <= INK_BLACK):
-                    duels[(x, y)] = 1.0 if (share >= INK_RED) == bool(deck.red[x]) else -1.0
-                    continue
-            # x, on the view the way up that suits it, must beat y laid either way up.
-            view = faces[fine[x][1]].sharp
-            tx, ty = deck.templates[x].face.sharp, deck.templates[y].face.sharp
-            duels[(x, y)] = min(read.duel(view, tx, ty, deck.places(x, y)),
-                                read.duel(view, tx, ty[::-1, ::-1], deck.places(x, y, turned=True)))
-    worst = {x: min([duels[(x, y)] for y in contenders if y != x], default=1.0) for x in contenders}
-    a = max(contenders, key=lambda x: (worst[x], fine[x][0]))
-    margin = worst[a]
-    rival = min((y for y in contenders if y != a), key=lambda y: duels[(a, y)], default=None)
+
+    def duel(x, y):
+        if (x, y) in duels:
+            return duels[(x, y)]
+        if deck.red[x] != deck.red[y]:
+            # Red against black is settled by the print's colour where it is clear.
+            red, black = (x, y) if deck.red[x] else (y, x)
+            if (red, black) not in inks:
+                inks[(red, black)] = _ink_share(faces, deck, red, black, fine[red])
+            share = inks[(red, black)]
+            if share is not None and (share >= INK_RED or share <= INK_BLACK):
+                duels[(x, y)] = 1.0 if (share >= INK_RED) == bool(deck.red[x]) else -1.0
+                return duels[(x, y)]
+        # x, on the view the way up that suits it, must beat y laid either way up
+        # (the way up y matches worse is skipped when it is far worse: it cannot win there).
+        view = faces[fine[x][1]].sharp
+        tx, ty = deck.templates[x].face.sharp, deck.templates[y].face.sharp
+        same = fine[x][1] == fine[y][1]
+        values = []
+        if same or orient[y][fine[x][1]] >= top - RIVAL_GAP:
+            values.append(read.duel(view, tx, ty, deck.places(x, y)))
+        if not same or orient[y][1 - fine[x][1]] >= top - RIVAL_GAP:
+            values.append(read.duel(view, tx, ty[::-1, ::-1], deck.places(x, y, turned=True)))
+        duels[(x, y)] = min(values)
+        return duels[(x, y)]
+
+    # Coarse match of each contender both ways up, to know which ways up are worth a duel.
+    orient = {i: {o_: coarse[o_, i] + (fine[i][0] - coarse[fine[i][1], i]) for o_ in (0, 1)} for i in contenders}
+    # The best match meets every other contender; if it loses a duel, the winner is
+    # tried in its place (each card at most once).
+    a = max(contenders, key=lambda i: fine[i][0])
+    tried = set()
+    while True:
+        tried.add(a)
+        results = {y: duel(a, y) for y in contenders if y != a}
+        lost = [y for y, v in results.items() if v < 0 and y not in tried]
+        if not lost:
+            break
+        a = min(lost, key=lambda y: results[y])
+    margin = min(results.values(), default=1.0)
+    rival = min(results, key=results.get, default=None)
     rival = deck.cards[rival] if rival is not None else None
+    worst = {deck.cards[a]: margin}
     score, o, offsets = fine[a]
     card = deck.cards[a]
     t = deck.templates[a]
@@ -156,7 +182,7 @@ def read_views(views, deck) -> Reading:
     cells = diff[:h // rows * rows, :w // cols * cols].reshape(rows, h // rows, cols, w // cols).mean(axis=(1, 3))
     cover = float(cells.max())
     detail = {"score": score, "margin": margin, "rival": rival, "top": top, "ink": ink, "cell": cover,
-              "worst": {str(deck.cards[x]): round(v, 3) for x, v in worst.items()}}
+              "worst": {str(deck.cards[y]): round(-v, 3) for y, v in results.items()} | {str(card): round(margin, 3)}}
     reading = Reading(card=None, score=score, margin=margin, turned=o, guess=card, detail=detail)
     if score < MIN_SCORE:
         reading.reason = f"matches no card well (best {card}, {score:.2f})"

@@ -42,13 +42,15 @@ CHROMA_LOW, CHROMA_HIGH = 40, 100
 """Canny thresholds on the chroma channels (half resolution)."""
 MIN_SEGMENT = 15.0
 """Shortest straight edge piece (work pixels) that may be a card's side."""
-STEP = 9.0
+STEP = 6.0
 """Least colour step (YCrCb units, chroma weighted x2, across 2 px) that counts as an edge."""
+PEAK = 1.5
+"""How much stronger than the steps beside it a side's step must be."""
 MIN_SUPPORT = 0.8
 """Least fraction of every side that must lie on a step."""
 MAX_SKEW = 0.2
 """Largest relative difference between opposite sides."""
-ASPECT_TOLERANCE = 0.10
+ASPECT_TOLERANCE = 0.15
 """Largest relative difference between an outline's width/height and the deck's."""
 MIN_LONG_SIDE = 50.0
 """Smallest card (long side, in frame pixels) looked for."""
@@ -269,17 +271,23 @@ _TO_YCC = np.array([[0.114, 0.587, 0.299],                      # Y from B, G, R
 
 
 def step_profiles(frame: np.ndarray, quads: np.ndarray, offsets: np.ndarray, n: int,
-                  lo: float = 0.12, hi: float = 0.88):
+                  lo: float = 0.12, hi: float = 0.88, veto: Optional[tuple] = None):
     """Colour step across each side at each offset along the outward normal:
     (Q, 4, n, k), with the sample points and normals. The frame is sampled (BGR) only
-    at these points; differences are turned into YCrCb there."""
+    at these points; differences are turned into YCrCb there. ``veto`` = (map, scale):
+    where the map (float, 1 = the empty table's own edge) is set, there is no step."""
     base, normal, t = _side_samples(quads, n, lo, hi)
     o = np.concatenate([offsets - 1.0, offsets + 1.0]).astype(np.float32)
     pts = base[:, :, :, None, :] + normal[:, :, None, None, :] * o[None, None, None, :, None]
     s = sample(frame, pts).astype(np.float32)
     k = len(offsets)
     diff = (s[..., k:, :] - s[..., :k, :]) @ _TO_YCC.T
-    return base, normal, t, np.sqrt((diff ** 2).sum(-1))
+    steps = np.sqrt((diff ** 2).sum(-1))
+    if veto is not None:
+        vmap, vscale = veto
+        mid = base[:, :, :, None, :] + normal[:, :, None, None, :] * offsets[None, None, None, :, None]
+        steps *= 1.0 - sample(vmap, mid * vscale)
+    return base, normal, t, steps
 
 
 def quick_support(edges_dilated: np.ndarray, scale: float, quads: np.ndarray, n: int = 12) -> np.ndarray:
@@ -292,7 +300,7 @@ def quick_support(edges_dilated: np.ndarray, scale: float, quads: np.ndarray, n:
 
 
 def refine(colour: np.ndarray, quads: np.ndarray, reach: float, n: int = 20,
-           outermost: float = 0.6) -> np.ndarray:
+           outermost: float = 0.6, veto=None) -> np.ndarray:
     """Each side moved to the outermost straight step near it: every line from offset
     ``g0`` at one end to ``g1`` at the other (within ``reach``) is scored by the mean step
     under it; of the lines scoring at least ``outermost`` of the best, the outermost
@@ -300,7 +308,7 @@ def refine(colour: np.ndarray, quads: np.ndarray, reach: float, n: int = 20,
     position is then taken to sub-pixel precision at each point and a line fitted."""
     offsets = np.arange(-reach, reach + 0.5, 1.0, dtype=np.float32)
     k = len(offsets)
-    base, normal, t, st = step_profiles(colour, quads, offsets, n)
+    base, normal, t, st = step_profiles(colour, quads, offsets, n, veto=veto)
     q = len(quads)
     g = np.arange(k, dtype=np.float32)
     frac = (t - t[0]) / (t[-1] - t[0])
@@ -356,13 +364,19 @@ def _corners_of_lines(pts: np.ndarray, w: np.ndarray) -> np.ndarray:
     return (p1 + tt[..., None] * d1).astype(np.float32)
 
 
-def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32) -> tuple:
-    """Per quadrilateral, the least fraction over its sides of points with a step of at
-    least ``STEP`` within a pixel of the side, and the median step."""
-    offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0], np.float32)
-    _, _, _, st = step_profiles(colour, quads, offsets, n, 0.1, 0.9)
-    best = st.max(axis=3)
-    return (best >= STEP).mean(axis=2).min(axis=1), np.median(best.reshape(len(quads), -1), axis=1)
+def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) -> tuple:
+    """Per quadrilateral, the least fraction over its sides of points where the side
+    lies on a step: at least ``STEP`` within a pixel of the side, and at least ``PEAK``
+    times the steps 3-4 px outside it (so that a noisy cloth or wood grain does not pass
+    for an edge); and the median step."""
+    offsets = np.array([-4.0, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0], np.float32)
+    _, _, _, st = step_profiles(colour, quads, offsets, n, 0.1, 0.9, veto=veto)
+    at = st[..., 2:7].max(axis=3)
+    # Only the table's side is looked at: inside, a card may have a frame line or a
+    # dark border right next to its edge.
+    beside = st[..., 7:].mean(axis=3)
+    ok = (at >= STEP) & (at >= PEAK * beside)
+    return ok.mean(axis=2).min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
 
 
 def _hull_quad(hull: np.ndarray) -> Optional[np.ndarray]:
@@ -393,13 +407,13 @@ def _hull_quad(hull: np.ndarray) -> Optional[np.ndarray]:
     return q
 
 
-def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf):
+def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf, veto=None):
     """Refined, checked outlines from rough quadrilaterals (clockwise, frame px)."""
     if len(quads) == 0:
         return []
     owners = np.zeros(len(quads), np.int64) if owners is None else np.asarray(owners)
-    refined = refine(colour, quads, reach=reach)
-    refined = refine(colour, refined, reach=2.0)
+    refined = refine(colour, quads, reach=reach, veto=veto)
+    refined = refine(colour, refined, reach=2.0, veto=veto)
     ratio, long_side, skew = quad_shape(refined)
     if aspect:
         ok = np.abs(ratio - aspect) <= ASPECT_TOLERANCE * aspect
@@ -410,7 +424,7 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
     refined, owners = refined[ok], owners[ok]
     if len(refined) == 0:
         return []
-    support, contrast = side_support(colour, refined)
+    support, contrast = side_support(colour, refined, veto=veto)
     good = support >= MIN_SUPPORT
     return [Outline(_start_top_left(q), float(s), float(c), blob=int(b))
             for q, s, c, b in zip(refined[good], support[good], contrast[good], owners[good])]
@@ -431,7 +445,9 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     edges, chroma = edge_map(frame_bgr, scale)
     eh, ew = edges.shape
     both = edges | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
+    veto = None
     if table_edges is not None and table_edges.shape == edges.shape:
+        veto = ((table_edges > 0).astype(np.float32), scale)
         # The table's own edges (mat lines, markers, grain) are not cards' edges.
         keep = cv2.bitwise_not(table_edges)
         edges &= keep
@@ -472,7 +488,8 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         plausible = (ratio > 0.45) & (long_side >= min_long)
         quads = quads[plausible]
         owner = [o for o, p in zip(owner, plausible) if p]
-        outlines += _verify(colour, quads, aspect, min_long, reach=4.0, owners=owner, max_long=max_long)
+        outlines += _verify(colour, quads, aspect, min_long, reach=4.0, owners=owner, max_long=max_long,
+                            veto=veto)
     solved = {o.blob for o in outlines}
     # Tier 2: blobs that are not one clean card (a card touching a mat line, another card,
     # a hand, wood grain): look for cards by their corners.
@@ -481,12 +498,12 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         stats.update(blobs=len(big), tier1=len(outlines), messy=len(messy))
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
-                                   min_long, both, stats, max_long)
+                                   min_long, both, stats, max_long, veto)
     return _merge(outlines)
 
 
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
-                   both, stats, max_long=np.inf):
+                   both, stats, max_long=np.inf, veto=None):
     p0, p1 = segments(edges, scale)
     c0, c1 = segments(chroma, scale / 2, MIN_SEGMENT / 2)
     p0, p1 = np.concatenate([p0, c0]), np.concatenate([p1, c1])
@@ -527,7 +544,7 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
         stats["corner candidates"] = len(quads)
     _, long_side, _ = quad_shape(quads)
     return _verify(colour, quads, aspect, min_long, reach=float(np.clip(0.05 * np.median(long_side), 3, 8)),
-                   max_long=max_long)
+                   max_long=max_long, veto=veto)
 
 
 def _start_top_left(q: np.ndarray) -> np.ndarray:
