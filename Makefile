@@ -13,7 +13,7 @@ APT_PACKAGES += python3-picamera2 alsa-utils
 VENV_FLAGS := --system-site-packages
 endif
 
-.PHONY: setup sysdeps demo test bench bench-engine bench-strength bench-vision bench-log clean
+.PHONY: setup sysdeps demo test bench bench-engine bench-strength bench-vision bench-log clean art
 
 setup: sysdeps $(VENV)/.installed
 
@@ -55,7 +55,12 @@ bench-log: setup
 	$(PY) -m bench.referee_kill --kills 1000
 	$(PY) -m bench.serial_soak
 
-bench-vision: setup
+# Card designs from the npm registry (pinned versions, checked against their registry
+# hashes, cached outside the repository) for the plain-deck benchmark; tests fetch them too.
+art: setup
+	$(PY) -m vision.art fetch
+
+bench-vision: setup art
 	$(PY) -m bench.vision_stickers
 	$(PY) -m bench.vision_plain
 
