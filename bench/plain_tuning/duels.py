@@ -19,10 +19,10 @@ import numpy as np
 
 from bench.plain_tuning.run_set import calibrate_set
 from engine.cards import Card
-from vision.plainx import decide, read
-from vision.plainx.background import TableModel
-from vision.plainx.find import find_outlines
-from vision.plainx.straighten import upright_views
+from vision.plain import decide, read
+from vision.plain.background import TableModel
+from vision.plain.find import find_outlines
+from vision.plain.straighten import upright_views
 
 
 def rivals_of(card: Card, deck) -> list:

@@ -18,10 +18,10 @@ import cv2
 import numpy as np
 
 from engine.cards import DECK, Card
-from vision.plainx import recognize_plain
-from vision.plainx.background import TableModel
-from vision.plainx.calibration import CalibrationError, check_shapes, face_and_size
-from vision.plainx.deck import PlainDeck
+from vision.plain import recognize_plain
+from vision.plain.background import TableModel
+from vision.plain.calibration import CalibrationError, check_shapes, face_and_size
+from vision.plain.deck import PlainDeck
 
 
 def calibrate_set(folder: Path) -> PlainDeck:

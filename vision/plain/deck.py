@@ -15,8 +15,8 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.plainx import read
-from vision.plainx.straighten import canon_size, white_balanced
+from vision.plain import read
+from vision.plain.straighten import canon_size, white_balanced
 
 FORMAT = "euchre-table plain deck"
 FORMAT_VERSION = 4
@@ -80,6 +80,7 @@ class PlainDeck:
     aspect: float
     card_px: Optional[float] = None
     meta: dict = field(default_factory=dict)
+    check: Optional[dict] = None
     templates: list = field(default_factory=list, repr=False)
     _places: dict = field(default_factory=dict, repr=False)
 

@@ -68,7 +68,9 @@ class TableModel:
 
     def __init__(self):
         self.mean: Optional[np.ndarray] = None      # work-size BGR float32
+        self.coarse: Optional[np.ndarray] = None    # coarse YCrCb float32
         self.spread: Optional[np.ndarray] = None    # coarse float32
+        self.learnt = 0
         self.edges: Optional[np.ndarray] = None     # work-size uint8, dilated
         self.shape: Optional[tuple] = None          # frame (h, w)
         self.updates = 0
@@ -79,17 +81,27 @@ class TableModel:
         return self.mean is not None
 
     def learn(self, frame: np.ndarray) -> None:
-        """Take this frame as the empty table (forgetting what was learnt before)."""
+        """Take this frame as (more of) the empty table: the first frame starts the model
+        (as does a frame of another size); more frames of the empty table are averaged
+        in, and how much each place varies between them is kept."""
         work = _work(frame)
-        self.mean = work.astype(np.float32)
-        self.shape = frame.shape[:2]
         small = self._coarse(work)
-        self.coarse = small
-        blur = cv2.blur(small, (3, 3))
-        # A patterned cloth varies more from place to place: it may vary more in time too.
-        spread = np.sqrt(((small - blur) ** 2).sum(axis=2)) * 1.5
-        self.spread = cv2.dilate(np.maximum(spread, MIN_SPREAD), np.ones((3, 3), np.uint8))
-        self._refresh_edges()
+        if not self.ready or self.shape != frame.shape[:2]:
+            self.mean = work.astype(np.float32)
+            self.coarse = small
+            self.shape = frame.shape[:2]
+            self.learnt = 1
+            # A patterned cloth varies more from place to place: it may vary more in time too.
+            blur = cv2.blur(small, (3, 3))
+            spread = np.sqrt(((small - blur) ** 2).sum(axis=2)) * 1.5
+            self.spread = cv2.dilate(np.maximum(spread, MIN_SPREAD), np.ones((3, 3), np.uint8))
+        else:
+            self.learnt += 1
+            k = 1.0 / self.learnt
+            self.spread = np.maximum(self.spread, 1.5 * np.sqrt(((small - self.coarse) ** 2).sum(axis=2)))
+            cv2.accumulateWeighted(work.astype(np.float32), self.mean, k)
+            cv2.accumulateWeighted(small, self.coarse, k)
+        self.edges = None      # made again from the new picture when next needed
         self.updates = 0
 
     def _coarse(self, work: np.ndarray) -> np.ndarray:
@@ -97,7 +109,7 @@ class TableModel:
         return _ycc(cv2.resize(work, (max(1, w // COARSE), max(1, h // COARSE)), interpolation=cv2.INTER_AREA))
 
     def _refresh_edges(self) -> None:
-        from vision.plainx.find import edge_map
+        from vision.plain.find import edge_map
         mean = np.clip(self.mean, 0, 255).astype(np.uint8)
         luma, chroma = edge_map(mean, 1.0)
         both = luma | cv2.resize(chroma, (luma.shape[1], luma.shape[0]), interpolation=cv2.INTER_NEAREST)
@@ -108,7 +120,11 @@ class TableModel:
         """Where the empty table has edges (uint8, work size), or None before learning.
         Given the frame, only the table's edges still seen there: where a card hides a
         mat line, the card's own edge along it is kept."""
-        if self.edges is None or frame is None:
+        if not self.ready:
+            return None
+        if self.edges is None:
+            self._refresh_edges()
+        if frame is None:
             return self.edges
         grey = cv2.cvtColor(_work(frame), cv2.COLOR_BGR2GRAY)
         if grey.shape != self.grey.shape:

@@ -6,13 +6,13 @@ from typing import Optional
 import numpy as np
 
 from engine.cards import Card
-from vision.plainx.background import TableModel
-from vision.plainx.find import find_outlines, top_level
-from vision.plainx.straighten import face_of
+from vision.plain.background import TableModel
+from vision.plain.find import find_outlines, top_level
+from vision.plain.straighten import face_of
 
 ASPECT_RANGE = (0.55, 0.82)
 """Card width/height looked for while the deck's own is not known yet."""
-MAX_ASPECT_SPREAD = 0.12
+MAX_ASPECT_SPREAD = 0.2
 """The faces' width/height may differ from their median by this fraction at most."""
 MAX_SIZE_SPREAD = 0.15
 """Through one camera, the cards' sizes may differ from their median by this fraction at most."""

@@ -47,6 +47,8 @@ STEP = 6.0
 PEAK = 1.5
 """How much stronger than the steps beside it a side's step must be."""
 MIN_SUPPORT = 0.8
+MIN_SEEN = 0.4
+"""Least fraction of a side off the empty table's own edges for it to be judged."""
 """Least fraction of every side that must lie on a step."""
 MAX_SKEW = 0.2
 """Largest relative difference between opposite sides."""
@@ -368,15 +370,24 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) 
     """Per quadrilateral, the least fraction over its sides of points where the side
     lies on a step: at least ``STEP`` within a pixel of the side, and at least ``PEAK``
     times the steps 3-4 px outside it (so that a noisy cloth or wood grain does not pass
-    for an edge); and the median step."""
+    for an edge); and the median step. Points on the empty table's own edges (``veto``:
+    a card laid along a mat line) count neither way, if at least ``MIN_SEEN`` of the
+    side is elsewhere."""
     offsets = np.array([-4.0, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0], np.float32)
-    _, _, _, st = step_profiles(colour, quads, offsets, n, 0.1, 0.9, veto=veto)
+    base, normal, _, st = step_profiles(colour, quads, offsets, n, 0.1, 0.9, veto=veto)
     at = st[..., 2:7].max(axis=3)
     # Only the table's side is looked at: inside, a card may have a frame line or a
     # dark border right next to its edge.
     beside = st[..., 7:].mean(axis=3)
     ok = (at >= STEP) & (at >= PEAK * beside)
-    return ok.mean(axis=2).min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
+    if veto is None:
+        return ok.mean(axis=2).min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
+    vmap, vscale = veto
+    seen = sample(vmap, base * vscale) < 0.5
+    n_seen = seen.sum(axis=2)
+    frac = (ok & seen).sum(axis=2) / np.maximum(n_seen, 1)
+    frac = np.where(n_seen >= MIN_SEEN * n, frac, 0.0)
+    return frac.min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
 
 
 def _hull_quad(hull: np.ndarray) -> Optional[np.ndarray]:
@@ -445,6 +456,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     edges, chroma = edge_map(frame_bgr, scale)
     eh, ew = edges.shape
     both = edges | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
+    both_all = both.copy()
     veto = None
     if table_edges is not None and table_edges.shape == edges.shape:
         veto = ((table_edges > 0).astype(np.float32), scale)
@@ -498,12 +510,12 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         stats.update(blobs=len(big), tier1=len(outlines), messy=len(messy))
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
-                                   min_long, both, stats, max_long, veto)
+                                   min_long, both_all, stats, max_long, veto)
     return _merge(outlines)
 
 
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
-                   both, stats, max_long=np.inf, veto=None):
+                   both_all, stats, max_long=np.inf, veto=None):
     p0, p1 = segments(edges, scale)
     c0, c1 = segments(chroma, scale / 2, MIN_SEGMENT / 2)
     p0, p1 = np.concatenate([p0, c0]), np.concatenate([p1, c1])
@@ -533,7 +545,7 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
     quads = quads[inside & (long_side >= min_long) & (long_side <= min(max_long * 1.1, 0.95 * min(w, h) / 0.55))]
     if len(quads) == 0:
         return []
-    dil = cv2.dilate(both, np.ones((5, 5), np.uint8))
+    dil = cv2.dilate(both_all, np.ones((5, 5), np.uint8))
     quick = quick_support(dil, scale, quads)
     keep = quick >= 0.6
     quads, quick = quads[keep], quick[keep]

@@ -21,8 +21,8 @@ from typing import Optional
 import numpy as np
 
 from engine.cards import Card
-from vision.plainx import read
-from vision.plainx.straighten import white_balanced
+from vision.plain import read
+from vision.plain.straighten import white_balanced
 
 SHORTLIST_GAP = 0.25
 """Cards whose low-resolution match is within this of the best are matched closely."""
