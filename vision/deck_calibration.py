@@ -37,8 +37,9 @@ EMPTY_FRAMES = 5
 """Frames of the empty table learnt before the first card is asked for."""
 CHECK_FRAMES = 2
 """Frames of each card, after those it was taken from, kept to check the deck on."""
-STILL_PX = 3.0
-"""A card whose corners move less than this between frames lies still."""
+STILL = 0.04
+"""A card whose corners stay within this fraction of its length of where they were lies
+still (the outline found in each frame wavers by a pixel or two with the sensor's noise)."""
 
 
 def build_deck(faces: Mapping, name: str = "deck", card_px: Optional[float] = None) -> PlainDeck:
@@ -267,7 +268,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     a card is not read back as itself).
 
     ``frames`` is any iterable of BGR frames (a :mod:`vision.sources` source). A card is
-    taken once it has lain still (corners moving under ``STILL_PX``) for ``stable``
+    taken once it has lain still (corners within ``STILL`` of its length) for ``stable``
     frames, straightened from each of those frames and averaged; the next
     ``CHECK_FRAMES`` frames of it are kept to check the deck on. Between two cards the
     table must be seen empty, so that the same card is never taken twice."""
@@ -290,34 +291,32 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         card = Card(card)
         announce(f"show the {card.name} ({card}) alone, face up")
         seen_empty = False
-        run, last = [], None
+        recent = []
         while True:
             frame = next_frame(f"waiting for the {card.name}")
-            outlines = _outlines_alone(frame, table)
+            outlines = _outlines_alone(frame, table, _size_hint(sizes, frame))
             if not outlines:
-                seen_empty, run, last = True, [], None
-                table.foreground(frame)        # the table, followed as the light changes
+                if _table_clear(table, frame):
+                    seen_empty, recent = True, []
+                    table.foreground(frame)    # the table, followed as the light changes
                 continue
             if not seen_empty or len(outlines) != 1:
-                run, last = [], None
+                recent = []
                 continue                       # the previous card still lies there, or two cards
-            q = outlines[0].corners
-            if last is not None and _corner_shift(q, last) < STILL_PX:
-                run.append((frame, q))
-            else:
-                run = [(frame, q)]
-            last = q
-            if len(run) >= stable:
+            recent = (recent + [(frame, outlines[0].corners)])[-(stable + 2):]
+            still = _still_run(recent, stable)
+            if still:
                 break
-        faces[card] = _average_face(run)
-        sizes[card] = float(np.median([_long_side(q) for _, q in run])) / run[0][0].shape[0]
+        faces[card] = _average_face(still)
+        last = still[-1][1]
+        sizes[card] = float(np.median([_long_side(q) for _, q in still])) / still[0][0].shape[0]
         views[card] = []
         while len(views[card]) < CHECK_FRAMES:
             frame = next_frame(f"checking the {card.name}")
-            outlines = _outlines_alone(frame, table)
-            if len(outlines) == 1 and _corner_shift(outlines[0].corners, last) < 4 * STILL_PX:
+            outlines = _outlines_alone(frame, table, _size_hint(sizes, frame))
+            if len(outlines) == 1 and _corner_shift(outlines[0].corners, last) < 2 * STILL * _long_side(last):
                 views[card].append(frame)
-            elif not outlines:
+            elif not outlines and _table_clear(table, frame):
                 break                          # taken away already: checked on what was seen
     _, size = check_shapes(faces, sizes)
     deck = build_deck(faces, name=name, card_px=size)
@@ -335,10 +334,38 @@ def _frozen(table: TableModel) -> TableModel:
     return copy.deepcopy(table)
 
 
-def _outlines_alone(frame, table):
+def _size_hint(sizes: dict, frame) -> Optional[float]:
+    """The cards' long side (px) once a few have been taken: through one camera, the
+    others are about as large."""
+    known = [v for v in sizes.values() if v]
+    return float(np.median(known)) * frame.shape[0] if len(known) >= 3 else None
+
+
+def _table_clear(table: TableModel, frame) -> bool:
+    """Whether the frame shows the empty table (almost nothing differs from it)."""
+    return float((table.foreground(frame, update=False) > 0).mean()) < 0.002
+
+
+def _still_run(recent: list, stable: int):
+    """The last ``stable`` frames of ``recent`` whose outlines lie where the latest does
+    (a stray frame in between is skipped), or None."""
+    last = recent[-1][1]
+    tol = max(3.0, STILL * _long_side(last))
+    agree = [(f, q) for f, q in recent if _corner_shift(q, last) < tol]
+    return agree[-stable:] if len(agree) >= stable else None
+
+
+def _outlines_alone(frame, table, size: Optional[float] = None):
+    """The card-shaped outlines in a calibration frame: those inside no other, and not
+    much smaller than the largest (a marker sticker seen at a slant); with ``size``,
+    of about that long side."""
     from vision.plain.find import find_outlines, top_level
-    edges = table.table_edges(frame) if table is not None and table.ready else None
-    return top_level(find_outlines(frame, None, table_edges=edges))
+    kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
+    outlines = top_level(find_outlines(frame, None, table=table, **kw))
+    if outlines:
+        big = max(o.area for o in outlines)
+        outlines = [o for o in outlines if o.area > 0.5 * big]
+    return outlines
 
 
 def _long_side(q) -> float:
@@ -347,9 +374,14 @@ def _long_side(q) -> float:
 
 
 def _average_face(run) -> np.ndarray:
-    """The card's face from the still frames: straightened from each frame (its own
-    corners) and averaged, so that the sensor's noise averages out."""
-    stack = [face_of(frame, q).astype(np.float32) for frame, q in run]
+    """The card's face from the still frames: each frame straightened by the corners'
+    median over the frames (the outline wavers, the card does not) and averaged, so
+    that the sensor's noise averages out."""
+    first = run[0][1]
+    aligned = [min((np.roll(q, k, axis=0) for k in range(4)), key=lambda r: np.abs(r - first).max())
+               for _, q in run]
+    q = np.median(np.stack(aligned), axis=0).astype(np.float32)
+    stack = [face_of(frame, q).astype(np.float32) for frame, _ in run]
     h, w = stack[0].shape[:2]
     stack = [cv2.resize(f, (w, h)) if f.shape[:2] != (h, w) else f for f in stack]
     return np.clip(np.mean(stack, axis=0), 0, 255).astype(np.uint8)

@@ -42,7 +42,7 @@ def main(argv=None):
             img = cv2.imread(str(folder / "play" / f"{f:04d}.png"))
             table = TableModel()
             table.learn(cv2.imread(str(folder / "play" / f"{f:04d}-empty.png")))
-            outlines = find_outlines(img, deck.aspect, table_edges=table.table_edges(img))
+            outlines = find_outlines(img, deck.aspect, table=table)
             for t in m["truth"]:
                 if t["covered_by_hand"] or t["card_visible"] < 0.9:
                     continue

@@ -88,16 +88,15 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     from vision.plain.decide import read_views
     from vision.plain.find import find_outlines
     from vision.plain.straighten import portrait_orders, upright_views
-    table_edges = foreground = None
+    foreground = None
     if table is not None:
         foreground = table.foreground(frame)
-        table_edges = table.table_edges(frame)
     size = _expected_size(deck, frame)
     if size:
         kw = dict(sizes=(size,), min_long=SIZE_RANGE[0] * size, max_long=SIZE_RANGE[1] * size)
     else:
         kw = dict(min_long=MIN_CARD_PX)
-    outlines = find_outlines(frame, deck.aspect, table_edges=table_edges, **kw)
+    outlines = find_outlines(frame, deck.aspect, table=table, **kw)
     # Outermost first: an outline inside a card that was read is part of that card
     # (its picture's frame); inside a refusal it may be a card (in a mat's box).
     order = sorted(range(len(outlines)), key=lambda i: -outlines[i].area)

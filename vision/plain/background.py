@@ -129,6 +129,14 @@ class TableModel:
         grey = cv2.cvtColor(_work(frame), cv2.COLOR_BGR2GRAY)
         if grey.shape != self.grey.shape:
             return self.edges
+        # The camera's exposure may have changed (a white card in view): match the
+        # frame's grey to the table's first, over the places that still look alike.
+        g, ref = grey[::4, ::4].astype(np.float32), self.grey[::4, ::4].astype(np.float32)
+        ratio = np.median((ref + 8) / (g + 8))
+        like = np.abs(g * ratio - ref) < 2 * SAME_GREY
+        if like.sum() > 100:
+            ratio = float(np.median((ref[like] + 8) / (g[like] + 8)))
+        grey = cv2.convertScaleAbs(grey, alpha=ratio, beta=8 * (ratio - 1))
         changed = cv2.absdiff(grey, self.grey) > SAME_GREY
         # A card's edge beside a hidden line differs within a pixel or two of it.
         changed = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))

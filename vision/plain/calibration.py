@@ -25,8 +25,7 @@ class CalibrationError(ValueError):
 def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str = "the picture"):
     """The one card lying in a frame (an Outline), or a CalibrationError saying what was
     seen instead. With ``table`` (the empty table learnt), edges of the table are ignored."""
-    edges = table.table_edges(frame) if table is not None and table.ready else None
-    outlines = top_level(find_outlines(frame, None, table_edges=edges))
+    outlines = top_level(find_outlines(frame, None, table=table))
     if not outlines:
         raise CalibrationError(f"{what}: no card found in it; lay one card alone, face up and "
                                "whole, in view of the camera (at least 60 px long)")

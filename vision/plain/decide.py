@@ -24,9 +24,11 @@ from engine.cards import Card
 from vision.plain import read
 from vision.plain.straighten import white_balanced
 
-SHORTLIST_GAP = 0.25
-"""Cards whose low-resolution match is within this of the best are matched closely."""
-SHORTLIST_MAX = 4
+SHORTLIST_GAP = 0.12
+"""Cards whose low-resolution match is within this of the best are matched closely
+(at most ``SHORTLIST_MAX``, and at least ``SHORTLIST_MIN`` whatever their match)."""
+SHORTLIST_MAX = 8
+SHORTLIST_MIN = 3
 RIVAL_GAP = 0.15
 """Cards whose match is within this of the best are contenders."""
 MIN_SCORE = 0.6
@@ -104,9 +106,9 @@ def read_views(views, deck) -> Reading:
     # other way too when that is nearly as good.
     ranked = np.argsort(-coarse.max(axis=0))[:SHORTLIST_MAX]
     fine = {}
-    for i in ranked:
+    for n, i in enumerate(ranked):
         i = int(i)
-        if coarse[:, i].max() < best - SHORTLIST_GAP:
+        if n >= SHORTLIST_MIN and coarse[:, i].max() < best - SHORTLIST_GAP:
             break
         ways = [int(np.argmax(coarse[:, i]))]
         if coarse[1 - ways[0], i] >= coarse[ways[0], i] - 0.05:
@@ -145,14 +147,23 @@ def read_views(views, deck) -> Reading:
         return duels[(x, y)]
 
     # Coarse match of each contender both ways up, to know which ways up are worth a duel.
-    orient = {i: {o_: coarse[o_, i] + (fine[i][0] - coarse[fine[i][1], i]) for o_ in (0, 1)} for i in contenders}
-    # The best match meets every other contender; if it loses a duel, the winner is
-    # tried in its place (each card at most once).
+    orient = {i: {o_: coarse[o_, i] + (fine[i][0] - coarse[fine[i][1], i]) for o_ in (0, 1)} for i in fine}
+    # The best match meets every other contender and every look-alike of its own
+    # (a look-alike whose match with the view is poor may be the true card seen through
+    # a poorly found outline); if it loses a duel, the winner is tried in its place
+    # (each card at most once).
     a = max(contenders, key=lambda i: fine[i][0])
     tried = set()
     while True:
         tried.add(a)
-        results = {y: duel(a, y) for y in contenders if y != a}
+        for y in deck.alike[a]:
+            if y not in fine:
+                both = [read.patch_match(faces[w].soft, deck.templates[y].face.soft) for w in (0, 1)]
+                w = int(both[1][0] > both[0][0])
+                fine[y] = (both[w][0], w, both[w][1])
+                orient[y] = {0: both[0][0], 1: both[1][0]}
+        rivals = set(contenders) | set(deck.alike[a])
+        results = {y: duel(a, y) for y in rivals if y != a}
         lost = [y for y, v in results.items() if v < 0 and y not in tried]
         if not lost:
             break

@@ -21,6 +21,10 @@ from vision.plain.straighten import canon_size, white_balanced
 FORMAT = "euchre-table plain deck"
 FORMAT_VERSION = 4
 FACE_H = 200
+LOOK_ALIKES = 5
+"""How many of a card's closest look-alikes it must always be compared with."""
+ALIKE = 0.5
+"""Low-resolution similarity from which two templates are look-alikes."""
 """Height (px) at which calibrated faces are kept in the deck file."""
 
 
@@ -90,6 +94,14 @@ class PlainDeck:
             self.faces = _orient(self.faces, self.aspect)
             self.templates = [template_of(f, self.aspect) for f in self.faces]
         self.small = np.stack([t.face.small for t in self.templates])
+        # Each card's look-alikes (its template close to theirs, either way up): a view
+        # named this card must have beaten them all, whatever their match with the view.
+        up = self.small @ self.small.T
+        down = self.small @ self.small[:, ::-1].T
+        alike = np.maximum(up, down)
+        np.fill_diagonal(alike, -1.0)
+        self.alike = [[int(j) for j in np.argsort(-alike[i])[:LOOK_ALIKES] if alike[i, j] >= ALIKE]
+                      for i in range(len(self.cards))]
         self.red = np.array([c.suit in "HD" for c in self.cards])
         levels = [float(t.face.redness[t.red_ink].mean()) for t, r in zip(self.templates, self.red)
                   if r and t.red_ink.any()]

@@ -302,7 +302,7 @@ def quick_support(edges_dilated: np.ndarray, scale: float, quads: np.ndarray, n:
 
 
 def refine(colour: np.ndarray, quads: np.ndarray, reach: float, n: int = 20,
-           outermost: float = 0.6, veto=None) -> np.ndarray:
+           outermost: float = 0.9, veto=None) -> np.ndarray:
     """Each side moved to the outermost straight step near it: every line from offset
     ``g0`` at one end to ``g1`` at the other (within ``reach``) is scored by the mean step
     under it; of the lines scoring at least ``outermost`` of the best, the outermost
@@ -322,6 +322,11 @@ def refine(colour: np.ndarray, quads: np.ndarray, reach: float, n: int = 20,
     score = (st[:, :, rows, lo_i] * (1 - f) + st[:, :, rows, hi_i] * f).mean(axis=-1)   # q,4,k,k
     best = score.reshape(q, 4, -1).max(axis=2)
     mean_off = (g[:, None] + g[None, :]) / 2
+    # A line much steeper than the side crosses from one edge to another (a rim's
+    # outer edge to its inner one): only lines nearly along the side are candidates.
+    tilt = np.abs(g[:, None] - g[None, :]) <= max(2.0, k / 4)
+    score = np.where(tilt[None, None], score, 0.0)
+    best = score.reshape(q, 4, -1).max(axis=2)
     pick = np.where(score >= outermost * best[:, :, None, None],
                     mean_off[None, None] + score / (best[:, :, None, None] + 1e-6) * 1e-3, -1.0)
     idx = pick.reshape(q, 4, -1).argmax(axis=2)
@@ -444,13 +449,14 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
 def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(),
                   mask: Optional[np.ndarray] = None, stats: Optional[dict] = None,
                   min_long: float = MIN_LONG_SIDE, max_long: float = np.inf,
-                  table_edges: Optional[np.ndarray] = None) -> list:
+                  table=None) -> list:
     """Card-shaped outlines in a BGR frame (see the module's description).
 
     ``aspect`` is the deck's width/height (None: any card from 0.55 to 0.82 is looked
     for); ``sizes``, long sides (px) the cards are expected to have, helps find cards
-    whose sides are partly hidden; ``mask`` (uint8, frame size), where to look (the
-    part of the frame that differs from the empty table)."""
+    whose sides are partly hidden; ``mask`` (uint8, frame size), where to look;
+    ``table``, a ``background.TableModel`` of the empty table, whose own edges (mat
+    lines, wood grain) are then no card's."""
     h, w = frame_bgr.shape[:2]
     scale = min(1.0, WORK_WIDTH / w)
     edges, chroma = edge_map(frame_bgr, scale)
@@ -458,9 +464,15 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     both = edges | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
     both_all = both.copy()
     veto = None
+    table_edges = table.table_edges(frame_bgr) if table is not None and table.ready else None
     if table_edges is not None and table_edges.shape == edges.shape:
-        veto = ((table_edges > 0).astype(np.float32), scale)
-        # The table's own edges (mat lines, markers, grain) are not cards' edges.
+        # Steps on (or within two pixels of) the empty table's own edges are the table's:
+        # they neither make nor verify a card's side, even where the frame's grey there
+        # has changed (a blurred card beside a mat line).
+        veto = (cv2.dilate(table.table_edges(), np.ones((3, 3), np.uint8)).astype(np.float32) / 255.0,
+                scale)
+        # Edges the table shows still are left out of the edge map; where a card now
+        # hides a mat line, its own edge along it stays.
         keep = cv2.bitwise_not(table_edges)
         edges &= keep
         chroma &= cv2.resize(cv2.erode(keep, np.ones((2, 2), np.uint8)), (chroma.shape[1], chroma.shape[0]),
@@ -573,24 +585,40 @@ def _inside_convex(quads: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return (cross > 0).all(axis=2)
 
 
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over the smaller area of two convex quadrilaterals."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    small = min(abs(cv2.contourArea(a.astype(np.float32))), abs(cv2.contourArea(b.astype(np.float32))))
+    return float(inter) / max(small, 1e-6)
+
+
 def _merge(outlines: list) -> list:
-    """One outline per card: of outlines with nearly the same corners, the best
-    supported; and each outline knows which others lie inside it."""
+    """One outline per card: of outlines that overlap without one lying inside the
+    other (the card's true outline, and a quadrilateral made of some of its sides and a
+    line of its picture or of the table), the best supported and, of those, the one
+    with the strongest steps; and each outline knows which others lie inside it."""
     if not outlines:
         return outlines
-    outlines.sort(key=lambda o: (-o.support, -o.contrast))
+    outlines.sort(key=lambda o: (-round(o.support, 2), -o.contrast))
     q = np.stack([o.corners for o in outlines])
-    size = quad_shape(q)[1]
-    rolled = np.stack([np.roll(q, r, axis=1) for r in range(4)], axis=1)      # n,4,4,2
-    dist = np.abs(rolled[:, None] - q[None, :, None]).max(axis=(3, 4)).min(axis=2)   # n,n
-    same = dist < 0.1 * np.maximum(size[:, None], size[None, :])
+    area = np.array([o.area for o in outlines])
     keep = []
     for i in range(len(outlines)):
-        if not any(same[i, k] for k in keep):
+        clash = False
+        for k in keep:
+            ov = _overlap(q[i], q[k])
+            if ov < 0.3:
+                continue
+            ratio = area[i] / area[k]
+            nested = ov > 0.97 and not 0.85 < ratio < 1.18
+            if not nested:
+                clash = True
+                break
+        if not clash:
             keep.append(i)
     kept = [outlines[i] for i in keep]
     q = q[keep]
-    area = np.array([o.area for o in kept])
+    area = area[keep]
     within = _inside_convex(q, q.mean(axis=1)) & (area[None, :] < area[:, None])
     for i, o in enumerate(kept):
         o.inside = [int(j) for j in np.nonzero(within[i])[0]]

@@ -19,8 +19,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-SMALL = (12, 17)
-"""Size of the low-resolution face used to shortlist candidates."""
+SMALL = (24, 34)
+"""Size of the low-resolution print used to shortlist candidates."""
 SOFT_SCALE = 0.5
 """Size of the soft face against the canonical one."""
 SOFTEN = 0.8
@@ -97,17 +97,21 @@ class Face:
         size = (max(8, int(round(w * SOFT_SCALE))), max(8, int(round(h * SOFT_SCALE))))
         half_grey = cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
         half_bal = cv2.resize(balanced, size, interpolation=cv2.INTER_AREA)
-        m = max(1, int(round(INSET * h)))
-        small = cv2.resize(grey[m:h - m, m:w - m], SMALL, interpolation=cv2.INTER_AREA)
+        soft = cv2.GaussianBlur(_print_of(half_grey, LIGHT_SCALE * SOFT_SCALE), (0, 0), SOFTEN)
+        # The shortlist looks at the print at a quarter size, softened enough that a
+        # crop a few pixels off still matches.
+        y0, y1, x0, x1 = inset_box(soft.shape)
+        small = cv2.GaussianBlur(cv2.resize(soft[y0:y1, x0:x1], SMALL, interpolation=cv2.INTER_AREA), (0, 0), 1.0)
         small = small - small.mean()
         return cls(grey=grey,
                    sharp=cv2.GaussianBlur(_print_of(grey, LIGHT_SCALE), (0, 0), SHARPEN),
-                   soft=cv2.GaussianBlur(_print_of(half_grey, LIGHT_SCALE * SOFT_SCALE), (0, 0), SOFTEN),
+                   soft=soft,
                    small=(small / (np.sqrt((small * small).sum()) + 1e-6)).ravel(),
                    redness=redness_of(half_bal))
 
     def turned(self) -> "Face":
-        """The same face upside down."""
+        """The same face upside down (the inset is symmetric, so the shortlist feature
+        turns with it)."""
         return Face(self.grey[::-1, ::-1], self.sharp[::-1, ::-1], self.soft[::-1, ::-1],
                     self.small[::-1], self.redness[::-1, ::-1])
 
