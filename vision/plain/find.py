@@ -374,16 +374,17 @@ def _corners_of_lines(pts: np.ndarray, w: np.ndarray) -> np.ndarray:
 def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) -> tuple:
     """Per quadrilateral, the least fraction over its sides of points where the side
     lies on a step: at least ``STEP`` within a pixel of the side, and at least ``PEAK``
-    times the steps 3-4 px outside it (so that a noisy cloth or wood grain does not pass
+    times the steps 3-7 px outside it (so that a noisy cloth or wood grain does not pass
     for an edge); and the median step. Points on the empty table's own edges (``veto``:
     a card laid along a mat line) count neither way, if at least ``MIN_SEEN`` of the
     side is elsewhere."""
-    offsets = np.array([-4.0, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0], np.float32)
+    offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0, 5.0, 6.0, 7.0], np.float32)
     base, normal, _, st = step_profiles(colour, quads, offsets, n, 0.1, 0.9, veto=veto)
-    at = st[..., 2:7].max(axis=3)
-    # Only the table's side is looked at: inside, a card may have a frame line or a
-    # dark border right next to its edge.
-    beside = st[..., 7:].mean(axis=3)
+    at = st[..., :5].max(axis=3)
+    # Only the table's side is looked at (inside, a card may have a frame line or a dark
+    # border right next to its edge), and by the median of five steps: a rim's outer
+    # edge or a shadow's a few pixels out is one line, a grain or weave is everywhere.
+    beside = np.median(st[..., 5:], axis=3)
     ok = (at >= STEP) & (at >= PEAK * beside)
     if veto is None:
         return ok.mean(axis=2).min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
@@ -490,21 +491,21 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     rough, owner = [], []
     for i in big:
         x, y, bw, bh = box[i, :4]
-        if x == 0 or y == 0 or x + bw >= ew or y + bh >= eh:
-            continue    # cut by the frame's edge: not one whole card
         sub = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
         cs, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        # Filled, then opened: a thin spur (a stray edge touching the card) goes.
+        # Filled, then opened: a thin line touching the card (a stray edge, a plank's
+        # seam running to the frame's edge) goes, and what is left is looked at.
         cv2.drawContours(sub, cs, -1, 1, -1)
         sub = cv2.morphologyEx(sub, cv2.MORPH_OPEN, OPEN_KERNEL)
         cs, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(int(x), int(y)))
-        if not cs:
-            continue
-        hull = cv2.convexHull(max(cs, key=cv2.contourArea))
-        q = _hull_quad(hull)
-        if q is not None:
-            rough.append(q / scale)
-            owner.append(i)
+        for c in cs:
+            cx, cy, cw, ch = cv2.boundingRect(c)
+            if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
+                continue    # small, or cut by the frame's edge: not one whole card
+            q = _hull_quad(cv2.convexHull(c))
+            if q is not None:
+                rough.append(q / scale)
+                owner.append(i)
     outlines = []
     if rough:
         quads = clockwise(np.stack(rough).astype(np.float32))
