@@ -270,8 +270,9 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     ``frames`` is any iterable of BGR frames (a :mod:`vision.sources` source). A card is
     taken once it has lain still (corners within ``STILL`` of its length) for ``stable``
     frames, straightened from each of those frames and averaged; the next
-    ``CHECK_FRAMES`` frames of it are kept to check the deck on. Between two cards the
-    table must be seen empty, so that the same card is never taken twice."""
+    ``CHECK_FRAMES`` frames are kept to check the deck on (the card must be read in each).
+    Between two cards the table must be seen empty, so that the same card is never
+    taken twice."""
     it = iter(frames)
     table = TableModel()
 
@@ -308,16 +309,10 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             if still:
                 break
         faces[card] = _average_face(still)
-        last = still[-1][1]
         sizes[card] = float(np.median([_long_side(q) for _, q in still])) / still[0][0].shape[0]
-        views[card] = []
-        while len(views[card]) < CHECK_FRAMES:
-            frame = next_frame(f"checking the {card.name}")
-            outlines = _outlines_alone(frame, table, _size_hint(sizes, frame))
-            if len(outlines) == 1 and _corner_shift(outlines[0].corners, last) < 2 * STILL * _long_side(last):
-                views[card].append(frame)
-            elif not outlines and _table_clear(table, frame):
-                break                          # taken away already: checked on what was seen
+        # The next frames (the card still lying there, the sensor's noise new) are the
+        # views the deck is checked on: the reader must read the card in each.
+        views[card] = [next_frame(f"checking the {card.name}") for _ in range(CHECK_FRAMES)]
     _, size = check_shapes(faces, sizes)
     deck = build_deck(faces, name=name, card_px=size)
     deck.check = self_check(deck, {c: v for c, v in views.items() if v}, table=_frozen(table))

@@ -46,8 +46,10 @@ THRESHOLD = 4.0
 """A place is foreground when it differs from the table by this many times its spread ..."""
 MIN_DIFFERENCE = 14.0
 """... and by at least this much (YCrCb units, chroma doubled)."""
-SAME_GREY = 24
-"""A pixel differing from the table by more grey levels than this has changed."""
+SAME_GREY = 40
+"""A pixel differing from the table by more grey levels than this has changed (a mat line
+hidden by a card changes by far more; a card's blur spilling over a line beside it,
+by less)."""
 
 
 def _work(frame: np.ndarray) -> np.ndarray:

@@ -467,11 +467,9 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     veto = None
     table_edges = table.table_edges(frame_bgr) if table is not None and table.ready else None
     if table_edges is not None and table_edges.shape == edges.shape:
-        # Steps on (or within two pixels of) the empty table's own edges are the table's:
-        # they neither make nor verify a card's side, even where the frame's grey there
-        # has changed (a blurred card beside a mat line).
-        veto = (cv2.dilate(table.table_edges(), np.ones((3, 3), np.uint8)).astype(np.float32) / 255.0,
-                scale)
+        # Steps on (or within two pixels of) the empty table's own edges, where the table
+        # still shows them, are the table's: they neither make nor verify a card's side.
+        veto = (cv2.dilate(table_edges, np.ones((3, 3), np.uint8)).astype(np.float32) / 255.0, scale)
         # Edges the table shows still are left out of the edge map; where a card now
         # hides a mat line, its own edge along it stays.
         keep = cv2.bitwise_not(table_edges)
