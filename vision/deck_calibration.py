@@ -210,9 +210,12 @@ def _altered(img: np.ndarray, rng) -> np.ndarray:
     m = cv2.getRotationMatrix2D(centre, float(rng.choice([-1, 1]) * rng.uniform(12, 35)),
                                 float(rng.uniform(0.92, 1.06)))
     h3 = np.vstack([m, [0, 0, 1]])
+    # A slant of the camera, about the picture's middle (a few per cent of scale across it).
     tilt = np.eye(3)
-    tilt[2, :2] = rng.uniform(-1, 1, 2) * 0.15 / max(w, h)
-    out = cv2.warpPerspective(img, tilt @ h3, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    tilt[2, :2] = rng.uniform(-1, 1, 2) * 0.06 / max(w, h)
+    move = np.array([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1]])
+    tilt = np.linalg.inv(move) @ tilt @ move
+    out = cv2.warpPerspective(img, tilt @ h3, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     gain = np.array([rng.uniform(0.85, 1.1), rng.uniform(0.9, 1.05), rng.uniform(0.85, 1.1)], np.float32)
     out = np.clip(out.astype(np.float32) * gain * rng.uniform(0.85, 1.05), 0, 255).astype(np.uint8)
     out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.5, 1.0)))

@@ -88,6 +88,11 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     from vision.plain.decide import read_views
     from vision.plain.find import find_outlines
     from vision.plain.straighten import portrait_orders, upright_views
+    frame = np.asarray(frame)
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError(f"recognize_plain needs a BGR colour image (height, width, 3), got shape {frame.shape}")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"recognize_plain needs an 8-bit image, got {frame.dtype}")
     foreground = None
     if table is not None:
         foreground = table.foreground(frame)
@@ -139,7 +144,15 @@ def _unexplained(foreground: np.ndarray, sightings: list, size: Optional[float])
     for c in cs:
         if cv2.contourArea(c) < least:
             continue
-        box = cv2.boxPoints(cv2.minAreaRect(c)).astype(np.float32)
-        out.append(Sighting(None, box.tolist(), 0.0, reason="something that is not a card lies here "
-                            "(a hand?)"))
+        # Reported where the blob is thickest (a palm, or the card under it), not at
+        # its middle, which an arm reaching in from the table's edge would pull away.
+        x, y, w, h = cv2.boundingRect(c)
+        blob = np.zeros((h + 2, w + 2), np.uint8)
+        cv2.drawContours(blob, [c], -1, 255, -1, offset=(1 - x, 1 - y))
+        dist = cv2.distanceTransform(blob, cv2.DIST_L2, 5)
+        _, r, _, (px, py) = cv2.minMaxLoc(dist)
+        half = max(r, 0.35 * (size or MIN_CARD_PX))
+        cx, cy = px - 1 + x, py - 1 + y
+        box = [[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half], [cx - half, cy + half]]
+        out.append(Sighting(None, box, 0.0, reason="something that is not a card lies here (a hand?)"))
     return out

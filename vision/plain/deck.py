@@ -65,7 +65,9 @@ def _orient(faces: list, aspect: float) -> list:
                      for j in range(len(faces)) if j != i)
             down = sum(read.ncc(soft[i][::-1, ::-1], soft[j][::-1, ::-1] if flip[j] else soft[j])
                        for j in range(len(faces)) if j != i)
-            flip[i] = down > up
+            # Turned only when clearly better: a card that reads the same both ways up
+            # (a court card) keeps the way it was taken.
+            flip[i] = down > up + 0.02 * (len(faces) - 1)
     return [f[::-1, ::-1].copy() if t else f for f, t in zip(faces, flip)]
 
 
