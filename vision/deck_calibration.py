@@ -170,8 +170,37 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
         crops = [str(c) for c, s in sizes.items() if not s]
         raise CalibrationError(f"{folder}: mix of photos and cut-out faces ({', '.join(crops)} are cut out): "
                                "take all the pictures the same way")
-    _, size = check_shapes(faces, sizes)
+    aspect, size = check_shapes(faces, sizes)
+    if size:
+        # A second look at each photo, now that the deck's shape and size are known: a
+        # card first cut short by a line of its own picture is seen whole.
+        for card, p in found.items():
+            img = _as_bgr(_flatten(_read_picture(p)), p.name)
+            better = _second_look([img], aspect, size * img.shape[0])
+            if better is not None:
+                faces[card] = better
+        aspect, size = check_shapes(faces, sizes)
     return build_deck(faces, name=name or folder.name, card_px=size)
+
+
+def _second_look(frames: list, aspect: float, size_px: float) -> Optional[np.ndarray]:
+    """The card's face found again in its frames (or crops of them) with the deck's shape
+    and size known, when that finds it larger than the first look did, around the first
+    outline (cut short by a line of its own picture), in every frame; else None."""
+    from vision.plain import SIZE_RANGE
+    from vision.plain.find import _overlap, find_outlines, top_level
+    runs = []
+    for frame in frames:
+        first = top_level(find_outlines(frame, None))
+        again = top_level(find_outlines(frame, aspect, sizes=(size_px,), min_long=SIZE_RANGE[0] * size_px,
+                                        max_long=SIZE_RANGE[1] * size_px))
+        if len(first) != 1 or len(again) != 1:
+            return None
+        a, b = first[0], again[0]
+        if not (b.area > 1.05 * a.area and _overlap(a.corners, b.corners) > 0.95):
+            return None
+        runs.append((frame, b.corners))
+    return _average_face(runs) if runs else None
 
 
 def fresh_views(folder, deck: PlainDeck, rng=0) -> dict:
@@ -286,7 +315,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                                    f"({len(faces)} of {len(cards)} cards taken)")
         return frame
 
-    faces, sizes, views = {}, {}, {}
+    faces, sizes, views, crops = {}, {}, {}, {}
+    frame_h = 1
     # The first frames are the empty table (the caller says so to the user before
     # starting: nothing is announced until the first card is asked for).
     for _ in range(EMPTY_FRAMES):
@@ -298,7 +328,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         recent = []
         while True:
             frame = next_frame(f"waiting for the {card.name}")
-            outlines = _outlines_alone(frame, table, _size_hint(sizes, frame))
+            outlines = _outlines_alone(frame, table, _size_hint(sizes, frame), _aspect_hint(faces))
             if not outlines:
                 if _table_clear(table, frame):
                     seen_empty, recent = True, []
@@ -313,17 +343,56 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                 break
         faces[card] = _average_face(still)
         sizes[card] = float(np.median([_long_side(q) for _, q in still])) / still[0][0].shape[0]
+        crops[card] = [_crop(f, q) for f, q in still[-SECOND_LOOK:]]
         # The next frames (the card still lying there, the sensor's noise new) are the
         # views the deck is checked on: the reader must read the card in each.
-        views[card] = [next_frame(f"checking the {card.name}") for _ in range(CHECK_FRAMES)]
+        views[card] = [_jpeg(next_frame(f"checking the {card.name}")) for _ in range(CHECK_FRAMES)]
+        frame_h = still[0][0].shape[0]
+    aspect, size = check_shapes(faces, sizes)
+    # A second look at each card, now that the deck's shape and size are known: a card
+    # first cut short by a line of its own picture (its face's frame) is seen whole.
+    for card, kept in crops.items():
+        better = _second_look([_uncrop(c) for c in kept], aspect, size * frame_h)
+        if better is not None:
+            faces[card] = better
     _, size = check_shapes(faces, sizes)
     deck = build_deck(faces, name=name, card_px=size)
-    deck.check = self_check(deck, {c: v for c, v in views.items() if v}, table=_frozen(table))
+    views = {c: [_unjpeg(f) for f in v] for c, v in views.items() if v}
+    deck.check = self_check(deck, views, table=_frozen(table))
     if deck.check["bad"]:
         raise CalibrationError("these cards were not read back as themselves from later frames: "
                                + "; ".join(f"{c} (read: {why})" for c, why in deck.check["bad"].items())
                                + ": calibrate again, each card flat, alone and still")
     return deck, faces
+
+
+SECOND_LOOK = 3
+"""Still frames of each card kept (around the card) for the second look."""
+
+
+def _crop(frame: np.ndarray, q: np.ndarray) -> bytes:
+    """The card's neighbourhood in a frame, kept small (PNG) until the second look."""
+    long_side = _long_side(q)
+    x0, y0 = np.floor(q.min(axis=0) - 0.4 * long_side).astype(int)
+    x1, y1 = np.ceil(q.max(axis=0) + 0.4 * long_side).astype(int)
+    h, w = frame.shape[:2]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    ok, buf = cv2.imencode(".png", frame[y0:y1, x0:x1])
+    return buf.tobytes()
+
+
+def _uncrop(data: bytes) -> np.ndarray:
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+
+
+def _jpeg(frame: np.ndarray) -> bytes:
+    """A frame kept for the check, compressed (24 cards' frames would fill a Pi's memory)."""
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    return buf.tobytes()
+
+
+def _unjpeg(data: bytes) -> np.ndarray:
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
 
 
 def _frozen(table: TableModel) -> TableModel:
@@ -337,6 +406,13 @@ def _size_hint(sizes: dict, frame) -> Optional[float]:
     others are about as large."""
     known = [v for v in sizes.values() if v]
     return float(np.median(known)) * frame.shape[0] if len(known) >= 3 else None
+
+
+def _aspect_hint(faces: dict) -> Optional[float]:
+    """The deck's card shape once two cards have been taken (their median)."""
+    if len(faces) < 2:
+        return None
+    return float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
 
 
 def _table_clear(table: TableModel, frame) -> bool:
@@ -353,13 +429,13 @@ def _still_run(recent: list, stable: int):
     return agree[-stable:] if len(agree) >= stable else None
 
 
-def _outlines_alone(frame, table, size: Optional[float] = None):
+def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional[float] = None):
     """The card-shaped outlines in a calibration frame: those inside no other, and not
-    much smaller than the largest (a marker sticker seen at a slant); with ``size``,
-    of about that long side."""
+    much smaller than the largest (a marker sticker seen at a slant); with ``size`` and
+    ``aspect``, of about that long side and shape (the cards taken so far)."""
     from vision.plain.find import find_outlines, top_level
     kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
-    outlines = top_level(find_outlines(frame, None, table=table, **kw))
+    outlines = top_level(find_outlines(frame, aspect, table=table, **kw))
     if outlines:
         big = max(o.area for o in outlines)
         outlines = [o for o in outlines if o.area > 0.5 * big]

@@ -102,7 +102,9 @@ class PlainDeck:
         down = self.small @ self.small[:, ::-1].T
         alike = np.maximum(up, down)
         np.fill_diagonal(alike, -1.0)
-        self.alike = [[int(j) for j in np.argsort(-alike[i])[:LOOK_ALIKES] if alike[i, j] >= ALIKE]
+        # The same rank in the other suits always counts: the pairs the index tells apart.
+        self.alike = [sorted({int(j) for j in np.argsort(-alike[i])[:LOOK_ALIKES] if alike[i, j] >= ALIKE}
+                             | {j for j, c in enumerate(self.cards) if j != i and c.rank == self.cards[i].rank})
                       for i in range(len(self.cards))]
         self.red = np.array([c.suit in "HD" for c in self.cards])
         levels = [float(t.face.redness[t.red_ink].mean()) for t, r in zip(self.templates, self.red)

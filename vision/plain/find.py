@@ -609,6 +609,14 @@ def _merge(outlines: list) -> list:
             if ov < 0.3:
                 continue
             ratio = area[i] / area[k]
+            if ov > 0.97 and 1.0 < ratio < 1.3:
+                # Nearly the same card, this one around the other: a card's outline and
+                # a quadrilateral cut short by a line of its own picture. The outer one
+                # is the card.
+                outlines[k] = outlines[i]
+                q[k], area[k] = q[i], area[i]
+                clash = True
+                break
             nested = ov > 0.97 and not 0.85 < ratio < 1.18
             if not nested:
                 clash = True
