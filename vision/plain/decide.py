@@ -27,7 +27,7 @@ from vision.plain.straighten import white_balanced
 SHORTLIST_GAP = 0.12
 """Cards whose low-resolution match is within this of the best are matched closely
 (at most ``SHORTLIST_MAX``, and at least ``SHORTLIST_MIN`` whatever their match)."""
-SHORTLIST_MAX = 8
+SHORTLIST_MAX = 6
 SHORTLIST_MIN = 3
 RIVAL_GAP = 0.15
 """Cards whose match is within this of the best are contenders."""
@@ -104,19 +104,24 @@ def read_views(views, deck) -> Reading:
     order = np.argsort(-coarse.ravel())
     # Each shortlisted card is matched the way up its coarse match prefers, and the
     # other way too when that is nearly as good.
+    # Each shortlisted card is laid on the view whole, both ways up (one call each); the
+    # best of them are then laid patch by patch, the way up that suited them.
     ranked = np.argsort(-coarse.max(axis=0))[:SHORTLIST_MAX]
-    fine = {}
+    whole = {}
     for n, i in enumerate(ranked):
         i = int(i)
         if n >= SHORTLIST_MIN and coarse[:, i].max() < best - SHORTLIST_GAP:
             break
-        ways = [int(np.argmax(coarse[:, i]))]
-        if coarse[1 - ways[0], i] >= coarse[ways[0], i] - 0.05:
-            ways.append(1 - ways[0])
-        for o in ways:
+        # The way up the low-resolution print prefers; the other way too unless it is far worse.
+        ways = [read.global_match(faces[o].soft, deck.templates[i].face.soft)
+                if coarse[o, i] >= coarse[:, i].max() - 0.1 else -1.0 for o in (0, 1)]
+        whole[i] = (max(ways), int(np.argmax(ways)), ways)
+    first = max(v[0] for v in whole.values())
+    fine = {}
+    for i, (sc, o, _) in whole.items():
+        if sc >= first - RIVAL_GAP:
             s, offsets = read.patch_match(faces[o].soft, deck.templates[i].face.soft)
-            if i not in fine or s > fine[i][0]:
-                fine[i] = (s, o, offsets)
+            fine[i] = (max(s, sc), o, offsets)
     top = max(v[0] for v in fine.values())
     contenders = [i for i in fine if fine[i][0] >= top - RIVAL_GAP]
     inks, duels = {}, {}
@@ -139,15 +144,17 @@ def read_views(views, deck) -> Reading:
         tx, ty = deck.templates[x].face.sharp, deck.templates[y].face.sharp
         same = fine[x][1] == fine[y][1]
         values = []
-        if same or orient[y][fine[x][1]] >= top - RIVAL_GAP:
+        if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
             values.append(read.duel(view, tx, ty, deck.places(x, y)))
-        if not same or orient[y][1 - fine[x][1]] >= top - RIVAL_GAP:
+        if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
             values.append(read.duel(view, tx, ty[::-1, ::-1], deck.places(x, y, turned=True)))
         duels[(x, y)] = min(values)
         return duels[(x, y)]
 
     # Coarse match of each contender both ways up, to know which ways up are worth a duel.
-    orient = {i: {o_: coarse[o_, i] + (fine[i][0] - coarse[fine[i][1], i]) for o_ in (0, 1)} for i in fine}
+    # How well each card matches the view whole, either way up (to know which ways up
+    # are worth a duel).
+    orient = {i: {0: whole[i][2][0], 1: whole[i][2][1]} for i in fine}
     # The best match meets every other contender and every look-alike of its own
     # (a look-alike whose match with the view is poor may be the true card seen through
     # a poorly found outline); if it loses a duel, the winner is tried in its place
@@ -158,10 +165,12 @@ def read_views(views, deck) -> Reading:
         tried.add(a)
         for y in deck.alike[a]:
             if y not in fine:
-                both = [read.patch_match(faces[w].soft, deck.templates[y].face.soft) for w in (0, 1)]
-                w = int(both[1][0] > both[0][0])
-                fine[y] = (both[w][0], w, both[w][1])
-                orient[y] = {0: both[0][0], 1: both[1][0]}
+                # Laid on the view whole only; its patches are taken to lie where the
+                # candidate's did (a look-alike's print lies where the candidate's does).
+                ways = [read.global_match(faces[w].soft, deck.templates[y].face.soft) for w in (0, 1)]
+                w = int(np.argmax(ways))
+                fine[y] = (ways[w], w, fine[a][2] if fine[a][1] == w else [(-dy, -dx) for dy, dx in fine[a][2][::-1]])
+                orient[y] = {0: ways[0], 1: ways[1]}
         rivals = set(contenders) | set(deck.alike[a])
         results = {y: duel(a, y) for y in rivals if y != a}
         lost = [y for y, v in results.items() if v < 0 and y not in tried]

@@ -36,9 +36,9 @@ INSET = 0.03
 GRID = (2, 3)
 """Columns and rows of patches that slip separately."""
 PLACE_PAD = 3
-PLACE_SHIFT = 4
+PLACE_SHIFT = 3
 """How far (canonical px) each template may slip at a place of the close look."""
-MAX_PLACES = 6
+MAX_PLACES = 4
 MIN_APART = 0.04
 """Places where two templates are more alike than this (after slipping) are not compared."""
 PLACE_MIN = 0.5
@@ -164,6 +164,14 @@ def patch_match(view_soft: np.ndarray, tmpl_soft: np.ndarray) -> tuple:
         _, _, _, (dx, dy) = cv2.minMaxLoc(r)
         offsets.append((dy - SHIFT, dx - SHIFT))
     return ncc(aligned(view_soft, tmpl_soft.shape, offsets), compared(tmpl_soft)), offsets
+
+
+def global_match(view_soft: np.ndarray, tmpl_soft: np.ndarray) -> float:
+    """The template's compared part laid on the view as a whole, slipping up to ``SHIFT``
+    px: its best normalized correlation (one call; the shortlist's second rank)."""
+    y0, y1, x0, x1 = inset_box(tmpl_soft.shape)
+    r = cv2.matchTemplate(view_soft, tmpl_soft[y0:y1, x0:x1], cv2.TM_CCOEFF_NORMED)
+    return float(r.max())
 
 
 def aligned(view: np.ndarray, shape, offsets) -> np.ndarray:
