@@ -19,8 +19,8 @@ def register(subparsers) -> None:
                     "From photos (--from-dir): one photo per card lying alone on the table, "
                     "taken with the table's camera, named like JH.jpg (9S 10S JS QS KS AS ... "
                     "AC; T for ten is accepted); further photos of a card (JH-2.jpg) are used "
-                    "to check the deck. The deck is written only if every card reads back as "
-                    "itself from views it was not made from.")
+                    "to check the deck. The deck is written only if no card is read as another "
+                    "from views it was not made from.")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--from-dir", metavar="DIR", help="folder with a photo of each of the 24 cards")
     src.add_argument("--camera", metavar="N", type=int, help="live: USB/V4L2 camera number")
@@ -89,10 +89,13 @@ def _calibrate_deck(args) -> int:
     if pairs:
         print("closest cards (lead over the nearest other card, 0..1): "
               + ", ".join(f"{c} ~ {r} {m:.2f}" for c, r, m in pairs))
-    if check["bad"]:
-        for card, what in check["bad"].items():
+    if check["wrong"]:
+        for card, what in check["wrong"].items():
             print(f"  {card}: read as {what}; take this card again", file=sys.stderr)
-        return _fail(f"{len(check['bad'])} cards did not read back as themselves: {out} not written", 1)
+        return _fail(f"{len(check['wrong'])} cards were read as other cards: {out} not written", 1)
+    for card, why in check["bad"].items():
+        print(f"  {card}: not read back ({why}): it will be refused more often; take it again "
+              "(flat, whole, in good light) to improve")
     deck.save(out)
     size = f", card {deck.card_px:.2f} of the picture's height" if deck.card_px else ""
     print(f"wrote {out}: {n} cards of deck {deck.name!r}, card shape {deck.aspect:.3f} (width/height){size}")

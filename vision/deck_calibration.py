@@ -254,9 +254,10 @@ def _altered(img: np.ndarray, rng) -> np.ndarray:
 
 def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = None) -> dict:
     """Read each card's fresh views: ``{"ok": [cards read back as themselves], "bad":
-    {card: what was read instead}, "margins": {card: (closest rival, margin)}}``. A deck
-    whose cards do not all come back is not worth playing with."""
-    ok, bad, margins = [], {}, {}
+    {card: what was read instead}, "wrong": {card: the other card named}, "margins":
+    {card: (closest rival, margin)}}``. A deck that names another card for one of its
+    own is not to be played with; one that refuses a card there reads it less often."""
+    ok, bad, wrong, margins = [], {}, {}, {}
     for card, frames in views.items():
         card = Card(card)
         results = []
@@ -270,15 +271,17 @@ def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = No
                     margins[card] = (rival, float(s.margin))
                 results.append(None)
             else:
-                why = ([str(s.card) for s in named] or
-                       [s.reason for s in seen if s.reason] or ["no card found"])
+                others = [str(s.card) for s in named if s.card != card]
+                if others:
+                    wrong[card] = ", ".join(others)
+                why = (others or [s.reason for s in seen if s.reason] or ["no card found"])
                 results.append(", ".join(why))
         failed = [r for r in results if r is not None]
         if failed:
             bad[card] = failed[0]
         else:
             ok.append(card)
-    return {"ok": ok, "bad": bad, "margins": margins}
+    return {"ok": ok, "bad": bad, "wrong": wrong, "margins": margins}
 
 
 def close_pairs(check: dict, count: int = 5) -> list:
@@ -359,9 +362,9 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     deck = build_deck(faces, name=name, card_px=size)
     views = {c: [_unjpeg(f) for f in v] for c, v in views.items() if v}
     deck.check = self_check(deck, views, table=_frozen(table))
-    if deck.check["bad"]:
-        raise CalibrationError("these cards were not read back as themselves from later frames: "
-                               + "; ".join(f"{c} (read: {why})" for c, why in deck.check["bad"].items())
+    if deck.check["wrong"]:
+        raise CalibrationError("these cards were read as other cards from later frames: "
+                               + "; ".join(f"{c} (read as {why})" for c, why in deck.check["wrong"].items())
                                + ": calibrate again, each card flat, alone and still")
     return deck, faces
 
