@@ -132,3 +132,22 @@ def test_a_deck_file_of_the_older_reader_asks_for_a_new_calibration(tmp_path):
              signatures=np.zeros((1, 4)), bands=np.zeros((1, 4)))
     with pytest.raises(plain.DeckError, match="calibrate the deck again"):
         plain.load_deck(old)
+
+
+def test_a_still_table_is_not_read_again(deck, monkeypatch):
+    import vision.plain.find as find
+    frame, empty, truth = scene(TRICK[:2], seed=9, markers=False)
+    table = TableModel()
+    table.learn(empty)
+    calls = []
+    real = find.find_outlines
+    monkeypatch.setattr(find, "find_outlines", lambda *a, **k: calls.append(1) or real(*a, **k))
+    first = plain.recognize_plain(frame, deck, table=table)
+    noisy = np.clip(frame + np.random.default_rng(0).normal(0, 1.5, frame.shape), 0, 255).astype(np.uint8)
+    again = plain.recognize_plain(noisy, deck, table=table)          # the same view, new noise
+    assert len(calls) == 1
+    assert [s.card for s in again] == [s.card for s in first] and again[0] is not first[0]
+    moved = frame.copy()
+    moved[200:260, 300:360] = 255                                     # something changes in view
+    plain.recognize_plain(moved, deck, table=table)
+    assert len(calls) == 2

@@ -95,6 +95,13 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
         raise ValueError(f"recognize_plain needs an 8-bit image, got {frame.dtype}")
     foreground = None
     if table is not None:
+        # A still table gives the same sightings: cards lie still for several frames, and
+        # a Raspberry Pi need not read them again while nothing in view changes.
+        cells = _cells(frame)
+        last = getattr(table, "last_read", None)
+        if last is not None and last[0].shape == cells.shape and last[2] is deck \
+                and float(np.abs(cells - last[0]).max()) <= STILL_CELL:
+            return [_copy(s, zones) for s in last[1]]
         foreground = table.foreground(frame)
     size = _expected_size(deck, frame)
     if size:
@@ -124,9 +131,29 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
            if s.card is not None or not (set(outlines[i].inside) & named_inside)]
     if foreground is not None:
         out += _unexplained(foreground, out, size)
+        table.last_read = (cells, [_copy(s, None) for s in out], deck)
     if zones is not None:
         for s in out:
             s.zone = zones(s.center)
+    return out
+
+
+STILL_CELL = 3.0
+"""Largest change (grey levels, averaged over 16x16 px cells) of a frame that counts as the
+same view as the last one read."""
+
+
+def _cells(frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    return cv2.resize(grey, (max(1, w // 16), max(1, h // 16)), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def _copy(s: "Sighting", zones) -> "Sighting":
+    out = Sighting(s.card, [list(map(float, p)) for p in s.corners], s.confidence, None, s.margin, s.reason,
+                   s.guess, s.detail)
+    if zones is not None:
+        out.zone = zones(out.center)
     return out
 
 
