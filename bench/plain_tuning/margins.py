@@ -26,7 +26,7 @@ from vision.plain.background import TableModel
 
 
 def _truth_at(sighting, truth):
-    for t in truth:
+    for t in reversed(truth):          # later placements lie on top
         if cv2.pointPolygonTest(np.asarray(t["corners"], np.float32), sighting.center, False) >= 0:
             return t
     return None
