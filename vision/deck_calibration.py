@@ -340,7 +340,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             if not seen_empty or len(outlines) != 1:
                 recent = []
                 continue                       # the previous card still lies there, or two cards
-            recent = (recent + [(frame, outlines[0].corners)])[-(stable + 2):]
+            recent = (recent + [(frame, outlines[0].corners)])[-3 * stable:]
             still = _still_run(recent, stable)
             if still:
                 break
@@ -424,8 +424,8 @@ def _table_clear(table: TableModel, frame) -> bool:
 
 
 def _still_run(recent: list, stable: int):
-    """The last ``stable`` frames of ``recent`` whose outlines lie where the latest does
-    (a stray frame in between is skipped), or None."""
+    """``stable`` frames of ``recent`` whose outlines lie where the latest does (stray
+    frames in between, where the outline wavered, are skipped), or None."""
     last = recent[-1][1]
     tol = max(3.0, STILL * _long_side(last))
     agree = [(f, q) for f, q in recent if _corner_shift(q, last) < tol]

@@ -31,7 +31,7 @@ SHORTLIST_MAX = 6
 SHORTLIST_MIN = 3
 RIVAL_GAP = 0.15
 """Cards whose match is within this of the best are contenders."""
-MIN_SCORE = 0.6
+MIN_SCORE = 0.7
 MIN_MARGIN = 0.3
 INK_RED = 0.5
 """A red card's print shows at least this share of its template's redness ..."""
