@@ -183,10 +183,12 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
     return build_deck(faces, name=name or folder.name, card_px=size)
 
 
-def _second_look(frames: list, aspect: float, size_px: float) -> Optional[np.ndarray]:
+def _second_look(frames: list, aspect: float, size_px: float, blind: bool = False) -> Optional[np.ndarray]:
     """The card's face found again in its frames (or crops of them) with the deck's shape
     and size known, when that finds it larger than the first look did, around the first
-    outline (cut short by a line of its own picture), in every frame; else None."""
+    outline (cut short by a line of its own picture), in every frame; else None. With
+    ``blind`` (a card taken before the deck's shape was known), whenever it is found
+    alone in every frame."""
     from vision.plain import SIZE_RANGE
     from vision.plain.find import _overlap, find_outlines, top_level
     runs = []
@@ -197,7 +199,7 @@ def _second_look(frames: list, aspect: float, size_px: float) -> Optional[np.nda
         if len(first) != 1 or len(again) != 1:
             return None
         a, b = first[0], again[0]
-        if not (b.area > 1.05 * a.area and _overlap(a.corners, b.corners) > 0.95):
+        if not blind and not (b.area > 1.05 * a.area and _overlap(a.corners, b.corners) > 0.95):
             return None
         runs.append((frame, b.corners))
     return _average_face(runs) if runs else None
@@ -354,8 +356,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     aspect, size = check_shapes(faces, sizes)
     # A second look at each card, now that the deck's shape and size are known: a card
     # first cut short by a line of its own picture (its face's frame) is seen whole.
-    for card, kept in crops.items():
-        better = _second_look([_uncrop(c) for c in kept], aspect, size * frame_h)
+    for n, (card, kept) in enumerate(crops.items()):
+        better = _second_look([_uncrop(c) for c in kept], aspect, size * frame_h, blind=n < 2)
         if better is not None:
             faces[card] = better
     _, size = check_shapes(faces, sizes)
