@@ -1,26 +1,26 @@
-"""Finding cards in a frame: quadrilaterals of a card's shape with a step in the picture along every side.
+"""Finding cards in a frame: quadrilaterals of a card's shape with a straight step in the picture along every side.
 
 A card on a table, seen from above, is a convex quadrilateral (a rectangle seen nearly
 straight on) whose four sides are straight steps in the picture: paper against cloth,
 wood or the printed mat. The finder does not model the table's colour, so it works on
-any surface; it looks for that shape:
+any surface (given the learnt empty table, it ignores the table's own edges):
 
 1. *Edges.* Canny edges of the luma (at up to 640 px wide) and of the chroma (at half
    that: cameras and JPEG keep colour at half resolution anyway).
-2. *Straight pieces.* Each edge chain is cut into straight segments; long ones are kept.
-3. *Corners.* Two segments meeting at about a right angle near their ends are a corner
-   of a possible card (a rounded card corner leaves a gap: allowed). A corner and the
-   lengths of its two segments (or one of them and the deck's width/height) give a
-   candidate quadrilateral. Touching things (a mat line, another card, a hand) do not
-   matter as long as two sides meeting at a corner are visible.
-4. *Check.* A candidate is kept only if a quick look finds an edge under most of every
-   side; survivors that land on the same card are merged.
-5. *Refine.* Each side is moved to the outermost straight step within reach (a
-   two-parameter search over lines near the side, at full resolution), and the corners
-   are the crossings of the four fitted lines: rounded corners do not pull them in.
-6. *Verify.* Every side must show a step over at least ``MIN_SUPPORT`` of its length,
-   the shape must be the deck's, and opposite sides must be nearly equal (a camera above
-   the table).
+2. *Tier 1.* Each connected blob of edges, filled and opened (a thin line touching a
+   card goes), whose convex hull reduces to a quadrilateral is a candidate.
+3. *Tier 2*, for blobs that are not one card (a card touching a mat line, another card
+   or a hand): the edges are cut into straight pieces; two pieces meeting at about a
+   right angle near their ends are a card's corner, and a corner with the lengths of its
+   sides (or one side and the deck's width/height, or the expected card size) gives a
+   candidate. Candidates with an edge under most of every side go on, one per place.
+4. *Refine.* Each side is moved to the strongest straight step nearly along it (a
+   two-parameter search over lines near the side, at full resolution), the step's place
+   is taken to sub-pixel precision, and the corners are the crossings of the four fitted
+   lines: rounded corners do not pull them in.
+5. *Verify.* Every side must lie on a step over ``MIN_SUPPORT`` of its length (a step of
+   ``STEP`` that stands ``PEAK`` times above the table just outside), the shape must be
+   the deck's, and opposite sides nearly equal. Overlapping outlines are one card.
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
@@ -47,9 +47,9 @@ STEP = 6.0
 PEAK = 1.5
 """How much stronger than the steps beside it a side's step must be."""
 MIN_SUPPORT = 0.8
+"""Least fraction of every side that must lie on a step."""
 MIN_SEEN = 0.4
 """Least fraction of a side off the empty table's own edges for it to be judged."""
-"""Least fraction of every side that must lie on a step."""
 MAX_SKEW = 0.2
 """Largest relative difference between opposite sides."""
 ASPECT_TOLERANCE = 0.15
@@ -57,6 +57,7 @@ ASPECT_TOLERANCE = 0.15
 MIN_LONG_SIDE = 50.0
 """Smallest card (long side, in frame pixels) looked for."""
 CHROMA_WEIGHT = 2.0
+"""Weight of chroma against luma in a colour step."""
 OPEN_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 
 
@@ -202,20 +203,6 @@ def quad_shape(quads: np.ndarray) -> tuple:
     skew = np.maximum(np.abs(s[:, 0] - s[:, 2]) / np.maximum(np.maximum(s[:, 0], s[:, 2]), 1e-6),
                       np.abs(s[:, 1] - s[:, 3]) / np.maximum(np.maximum(s[:, 1], s[:, 3]), 1e-6))
     return np.minimum(a, b) / np.maximum(np.maximum(a, b), 1e-6), np.maximum(a, b), skew
-
-
-def _groups(quads: np.ndarray, tol: float) -> np.ndarray:
-    """A group number per quadrilateral: the same card seen from different corners or
-    sizes lands in one group (centre, long side and angle within tolerance)."""
-    centre = quads.mean(axis=1)
-    _, long_side, _ = quad_shape(quads)
-    side = quads[:, 1] - quads[:, 0]
-    angle = np.arctan2(side[:, 1], side[:, 0]) % (np.pi / 2)
-    cell = np.maximum(long_side * tol, 2.0)
-    key = np.stack([np.round(centre[:, 0] / cell), np.round(centre[:, 1] / cell),
-                    np.round(np.log(long_side) / tol), np.round(angle / 0.06)], axis=1).astype(np.int64)
-    _, inverse = np.unique(key, axis=0, return_inverse=True)
-    return inverse.ravel()
 
 
 def _suppress(quads: np.ndarray, score: np.ndarray, tol: float = 0.1) -> np.ndarray:
