@@ -70,7 +70,7 @@ class Outline:
     corners: np.ndarray
     support: float = 0.0
     contrast: float = 0.0
-    blob: int = 0
+    blob: int = 0                                 # the edge blob it was found in
     inside: list = field(default_factory=list)   # indices of outlines lying within this one
 
     @property
@@ -290,11 +290,12 @@ def quick_support(edges_dilated: np.ndarray, scale: float, quads: np.ndarray, n:
 
 def refine(colour: np.ndarray, quads: np.ndarray, reach: float, n: int = 20,
            outermost: float = 0.9, veto=None) -> np.ndarray:
-    """Each side moved to the outermost straight step near it: every line from offset
-    ``g0`` at one end to ``g1`` at the other (within ``reach``) is scored by the mean step
-    under it; of the lines scoring at least ``outermost`` of the best, the outermost
-    wins (a card's own frame line or dark border lies inside its edge). The step's
-    position is then taken to sub-pixel precision at each point and a line fitted."""
+    """Each side moved to the strongest straight step near it: every line nearly along
+    the side, from offset ``g0`` at one end to ``g1`` at the other (within ``reach``), is
+    scored by the mean step under it; of the lines scoring at least ``outermost`` of the
+    best, the outermost wins (two edges as strong, such as a rim's two sides: the outer
+    one; a soft shadow's edge is weaker than the card's). The step's position is then
+    taken to sub-pixel precision at each point and a line fitted."""
     offsets = np.arange(-reach, reach + 0.5, 1.0, dtype=np.float32)
     k = len(offsets)
     base, normal, t, st = step_profiles(colour, quads, offsets, n, veto=veto)
