@@ -6,6 +6,9 @@ PY     := $(VENV)/bin/python
 # KDE card art used to compose test frames (GPL art: installed, never committed), a
 # font with suit symbols, and systemd-analyze for checking the unit file.
 APT_PACKAGES := espeak-ng libzbar0 librsvg2-bin kdegames-card-data-kf5 fonts-dejavu-core systemd
+# Club nights: the MQTT broker (tests start their own on loopback), nats-server for the
+# broker benchmark, and Debian's Chromium with its driver for the hall page's tests.
+APT_PACKAGES += mosquitto mosquitto-clients nats-server chromium chromium-driver
 # On a Raspberry Pi (make setup PI=1): the camera library comes from Raspberry Pi OS, and
 # the venv sees the system's packages so that picamera2 imports.
 ifeq ($(PI),1)
@@ -44,6 +47,8 @@ demo: setup
 	$(VENV)/bin/euchre-table simulate
 
 test: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
 
 bench: bench-engine bench-log bench-vision bench-strength

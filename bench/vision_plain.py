@@ -412,7 +412,7 @@ def report(cells, kinds, out=sys.stdout) -> list:
                          "frames": title.split()[0], **r})
         for kind in kind_set:
             t = Tally()
-            for (dg, split, g, k), x in cells.items():
+            for (_dg, _split, _g, k), x in cells.items():
                 if k == kind:
                     t.merge(x)
             line(f"  every cell, {kind} frames", t)

@@ -393,7 +393,7 @@ def _apart(session: Session, rng, cards, first=None) -> list:
 
     fixed = len(out)
     for c in cards[fixed:]:
-        for attempt in range(60):
+        for _attempt in range(60):
             rot = float(rng.uniform(0, 360))
             at = np.array(_view_point(session, rng.uniform(0.05, 0.95), rng.uniform(0.05, 0.95)))
             img, rr = rect(at, rot)
@@ -404,7 +404,7 @@ def _apart(session: Session, rng, cards, first=None) -> list:
     if len(out) < len(cards) and first is None:
         # Big cards in a small frame: lay them side by side, nearly upright.
         n = len(cards)
-        for attempt in range(30):
+        for _attempt in range(30):
             row, row_rects = [], []
             for k, c in enumerate(cards):
                 rot = upright + float(rng.choice([0, 180]) + rng.uniform(-8, 8))
@@ -464,6 +464,8 @@ class LiveCalibration:
                     yield empty.shoot(self.rng)[0]
                 if self.asked == 0 and waited < self.patience:
                     continue
+                if 0 < self.asked <= len(self.cards):
+                    continue           # asked for the first card during these frames
                 return
             now = self.asked
             card = self.cards[now - 1]

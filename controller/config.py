@@ -51,6 +51,7 @@ class TableConfig:
     board: Optional[dict] = None
     reader: Optional[dict] = None
     """How the computer seats' cards are read in private (see READER_KINDS); None: not set."""
+    club: Optional[object] = None       # controller.club.ClubConfig when [club] is given
 
     @property
     def computer_seats(self) -> list:
@@ -63,7 +64,7 @@ class TableConfig:
 
 
 SECTIONS = ("table", "rules", "seats", "camera", "vision", "display", "panel", "leds", "speaker",
-            "board", "reader")
+            "board", "reader", "club")
 READER_KINDS = ("window", "scanner", "rack")
 """window: a second camera under a clear plate reads each card laid face down on it;
 scanner: the board's card scanner; rack: the old face-up rack under the overhead camera
@@ -76,12 +77,23 @@ def load_config(path) -> TableConfig:
     Raises ConfigError naming the file and key: unknown sections and keys are refused,
     not ignored, so that a misspelt key cannot silently fall back to a default."""
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder: give the configuration file (a .toml file; "
+                          "see examples/table.toml)")
     try:
+        if path.stat().st_size > 1 << 20:
+            raise ConfigError(f"{path}: {path.stat().st_size:,} bytes is far too big for a "
+                              "configuration file: is it the right file?")
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such configuration file (see examples/table.toml)") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file in UTF-8 (byte {exc.start} is not): save "
+                          "the configuration as UTF-8 text, or check that it is the right file") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
     return check_config(data, source=str(path))
 
 
@@ -174,6 +186,15 @@ def check_config(data: dict, source: str = "config") -> TableConfig:
                 setattr(cfg, name, checker(section))
             except ValueError as exc:
                 fail(name, str(exc))
+    if "club" in data:
+        from controller.club import ClubConfigError, check_club_config
+        try:
+            cfg.club = check_club_config(_section(data, "club", fail), has_camera=cfg.camera is not None)
+        except ClubConfigError as exc:
+            fail("club", str(exc))
+        if cfg.club.entry == "panel" and cfg.panel is None:
+            fail("club", "entry = \"panel\" keys each hand's result in on the bid panel: add a "
+                 "[panel] section")
     return cfg
 
 

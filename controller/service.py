@@ -8,7 +8,7 @@ import time
 from typing import Callable, Optional
 
 from controller.config import TableConfig
-from controller.log import EventLog, LogError
+from controller.log import LogError, open_log
 from controller.table import OVER_PHASES, TableController
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,7 @@ class Notifier:
 
 
 def computer_levels(cfg: TableConfig) -> dict:
-    """Each computer seat's level, with seed 000's table setting applied: the partner of
+    """Each computer seat's level, with the skill.games app's table setting applied: the partner of
     a person plays at least at Hard (at Insane when any computer here plays Insane)."""
     order = ("easy", "medium", "hard", "insane")
     top = max((cfg.seats[s].level for s in cfg.computer_seats), key=order.index, default="hard")
@@ -77,7 +77,20 @@ class TableService:
         self._camera_retry_at = 0.0
         self._reader_retry_at = 0.0
         self._reader_idle_at = 0.0
-        self.log = EventLog(str(cfg.path(cfg.log)))
+        self.zones = None
+        if cfg.vision.get("zones"):
+            from vision.zones import Calibration
+            self.zones = Calibration.load(cfg.path(cfg.vision["zones"]))
+        self.deck = self.table = None
+        if cfg.vision["mode"] == "plain":
+            from vision.plain.background import TableModel
+            from vision.recognize import load_plain_deck
+            self.deck = load_plain_deck(cfg.path(cfg.vision["deck"]))
+            # The camera's frames teach it the empty table (seen before every hand),
+            # against which cards are found on any surface.
+            self.table = TableModel()
+        # The one writer of the log; a damaged log is recovered into a new one first.
+        self.log, self.recovery = open_log(str(cfg.path(cfg.log)))
         levels = computer_levels(cfg)
         if bots is None:
             bots = {s: make_bot(levels[s], seed=i + 1) for i, s in enumerate(cfg.computer_seats)}
@@ -93,15 +106,9 @@ class TableService:
         self.tracker = Tracker(k=cfg.vision["k"], m=cfg.vision["m"], rack_seat=rack,
                                rack_face_up=practice_rack)
         self._prime_tracker()
+        if self.recovery is not None:
+            self._announce_recovery()
         self.ctl.exposed = lambda: set(self.tracker.placed())
-        self.zones = None
-        if cfg.vision.get("zones"):
-            from vision.zones import Calibration
-            self.zones = Calibration.load(cfg.path(cfg.vision["zones"]))
-        self.deck = None
-        if cfg.vision["mode"] == "plain":
-            from vision.recognize import load_plain_deck
-            self.deck = load_plain_deck(cfg.path(cfg.vision["deck"]))
         # The private reader: the reader window's camera or the board's card scanner.
         seats = list(cfg.seats) if cfg.deal_scan else cfg.computer_seats
         self.reader = DealReader(self.ctl, seats, announce=reader.get("announce", True)) \
@@ -117,8 +124,32 @@ class TableService:
                 self.reader_deck = load_plain_deck(cfg.path(reader["deck"]))
         self.healthy = True
         self.stopping = threading.Event()
+        self.club = None
+        if cfg.club is not None:
+            # A club night: the log is published to the hall on the link's own thread.
+            from controller.club import ClubTable
+            self.club = ClubTable(cfg.club, self.ctl, cfg.path(cfg.log), cfg.state_dir, clock=clock)
+            if cfg.club.entry == "panel" and panel is not None:
+                from hardware.inputs import ResultComposer
+                panel.result_entry = ResultComposer()
+                self.ctl.last_message = panel.result_entry.prompt()
+            self.club.start()
 
     # ------------------------------------------------------------------ resume
+    def _announce_recovery(self) -> None:
+        """Say on the screen, the speaker and in the journal that the log was damaged
+        and what the table resumed from."""
+        r = self.recovery
+        st = self.ctl.referee.state
+        where = (f"Resumed at event {st['seq']}: score NS {st['score']['NS']}, "
+                 f"EW {st['score']['EW']}" if r.events else "Starting a new game")
+        text = f"{r.message()}. {where}"
+        log.warning("%s (method: %s; damage: %s)", text, r.method, r.problem or "unknown")
+        self.ctl.last_message = text
+        self.ctl._say(f"The table's log was damaged. {r.events} events were recovered. "
+                      f"{where}", priority=True)
+        self.ctl._show()
+
     def _prime_tracker(self) -> None:
         """After a restart the cards of the trick in progress (and the up-card) still lie
         on the table: the tracker takes them as already placed, so that seeing them
@@ -132,12 +163,15 @@ class TableService:
 
     # ------------------------------------------------------------------ the loop
     def step(self) -> None:
+        self._tick_screen()
         try:
             self._camera_step()
             self._reader_step()
             self._panel_step()
             self._board_step()
             self._next_hand()
+            if self.club is not None:
+                self.club.step()
             self.healthy = True
         except LogError as exc:
             # Without a durable log the table must not go on: stop feeding the watchdog
@@ -146,6 +180,16 @@ class TableService:
             log.error("event log failed: %s", exc)
         if self.healthy:
             self.notifier.notify("WATCHDOG=1")
+
+    def _tick_screen(self, every: float = 0.15, pixels: int = 3) -> None:
+        """Scroll a message too long for the screen's bottom line, a few pixels at a time."""
+        screen = self.ctl.screen
+        if screen is None or not hasattr(screen, "step"):
+            return
+        now = self.monotonic()
+        if now - getattr(self, "_ticked_at", 0.0) >= every:
+            self._ticked_at = now
+            screen.step(pixels)
 
     def run(self, period: float = 0.03) -> int:
         """The main loop until SIGTERM/SIGINT (or ``stopping`` is set)."""
@@ -167,7 +211,10 @@ class TableService:
         return 0
 
     def submit(self, event: dict):
-        return self.ctl.submit(event)
+        verdict = self.ctl.submit(event)
+        if self.club is not None:
+            self.club.note_event(event)
+        return verdict
 
     # ------------------------------------------------------------------ inputs
     def _camera_step(self) -> None:
@@ -190,11 +237,14 @@ class TableService:
             self._camera_lost(str(exc))
             return
         if frame is None:
-            if self.open_camera is not None:
+            if getattr(self.camera, "recorded", False):
+                self._recording_ended()
+            elif self.open_camera is not None:
                 self._camera_lost("no picture")
             return
         sightings = recognize(frame, mode=self.cfg.vision["mode"], zones=self.zones,
-                              deck=self.deck, decoder=self.cfg.vision["decoder"], refusals=True)
+                              deck=self.deck, decoder=self.cfg.vision["decoder"], refusals=True,
+                              table=self.table)
         for event in self.tracker.update(sightings):
             self.submit(event)
             st = self.ctl.referee.state
@@ -203,6 +253,20 @@ class TableService:
                 # A person dealer who took the up-card has laid a card aside face down:
                 # the table learns of the discard from the up-card leaving its spot.
                 self.submit({"type": "discard", "seat": st["dealer"], "by": "camera"})
+
+    def _recording_ended(self) -> None:
+        """A recorded source (a folder of frames, a video) has no more frames: that is
+        the end of the recording, not a cable to check; nothing is retried."""
+        what = getattr(self.camera, "path", None) or type(self.camera).__name__
+        text = f"The camera recording {what} has ended: no more cards will be seen"
+        try:
+            self.camera.close()
+        finally:
+            self.camera, self.open_camera = None, None
+        log.warning("%s", text)
+        self.ctl.last_message = text
+        self.ctl._say(text)
+        self.ctl._show()
 
     def _reader_step(self) -> None:
         """One frame of the reader window's camera: a card read there is dealt (sealed) to
@@ -287,6 +351,14 @@ class TableService:
         """One composed press of the bid panel (see hardware.inputs.BidComposer)."""
         kind = event[0]
         st = self.ctl.referee.state
+        if kind in ("result", "prompt") and self.club is not None:
+            # A table without a camera: a hand's result keyed in and confirmed.
+            if kind == "result":
+                self.club.log_result(event[1])
+            else:
+                self.ctl.last_message = event[1]
+                self.ctl._show()
+            return
         if kind == "bid":
             self.submit({"type": "bid", "seat": st["to_act"], "bid": event[1], "by": "panel"})
         elif kind == "undo":
@@ -351,6 +423,8 @@ class TableService:
         st = self.ctl.referee.state
         if st["phase"] not in OVER_PHASES + ("no hand",) or st["winner"]:
             return
+        if self.club is not None and not self.club.wants_hand():
+            return      # a club night: hands are dealt only in a round the hall started
         on_table = [z for z in self.tracker.placed().values() if z in ("N", "E", "S", "W")]
         event = self.ctl.next_hand_event()
         if event is None and st["phase"] == "no hand":
@@ -378,7 +452,9 @@ class TableService:
             self.ctl._show()
 
     def close(self) -> None:
-        for dev in (self.camera, self.reader_camera, self.panel, self.board):
+        if self.club is not None:
+            self.club.stop()
+        for dev in (self.camera, self.reader_camera, self.panel, self.board, self.ctl.leds):
             if dev is not None and hasattr(dev, "close"):
                 try:
                     dev.close()

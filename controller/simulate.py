@@ -174,7 +174,7 @@ class VirtualTable:
         """Let the service read frames until it folds an event ``wanted(event)`` accepts; a
         card not read after ``max_frames`` is shown again (turned a little), like a player
         would. Returns False when it was never read."""
-        for attempt in range(self.max_reshows + 1):
+        for _attempt in range(self.max_reshows + 1):
             for _ in range(self.max_frames):
                 n = len(self.folded)
                 t0 = time.perf_counter()
@@ -265,7 +265,8 @@ class VirtualTable:
             elif kind == "play":
                 h.apply(f"play {event['card']}", seat=event["seat"])
         except Exception as exc:  # the referee and the truth disagreeing is a bug: say so
-            raise RuntimeError(f"the true hand refused {event} that the referee accepted: {exc}")
+            raise RuntimeError(f"the true hand refused {event} that the referee accepted: "
+                               f"{exc}") from exc
 
     # ------------------------------------------------------------------ one hand
     def play_hand(self) -> dict:
@@ -403,7 +404,7 @@ def build_table(rules: Rules, seed_rng: random.Random, out_dir: Path, computer_s
 
 
 def daily_seed(today) -> int:
-    """The day's deal: everyone who plays on that date gets the same game (seed 004)."""
+    """The day's deal: everyone who plays on that date gets the same game (Solitaire Parlor Euchre's daily deal)."""
     return int(today.strftime("%Y%m%d"))
 
 
@@ -428,9 +429,14 @@ def simulate(rules: Rules, seed: int, out_dir: Path, computer_seat: str = "W",
             p.unlink()
     rng = random.Random(seed)
     t_start = time.perf_counter()
-    screen = make_display({"driver": "gif", "filename": str(out_dir / "screen.gif"),
-                           "scale": 2, "duration": 0.4})
-    speaker = make_speaker({"backend": "wav", "folder": str(out_dir / "speech")})
+    screen = _Ticker(make_display({"driver": "gif", "filename": str(out_dir / "screen.gif"),
+                                   "scale": 2, "duration": 0.4}))
+    speech = out_dir / "speech"
+    if speech.is_dir():
+        # A rerun of a seed starts the speech afresh instead of piling onto the last run's.
+        for old in list(speech.glob("*.wav")) + list(speech.glob("*.part")):
+            old.unlink()
+    speaker = make_speaker({"backend": "wav", "folder": str(speech)})
     seats = [computer_seat] if isinstance(computer_seat, str) else list(computer_seat)
     table, service = build_table(rules, rng, out_dir, computer_seats=seats, level=level,
                                  people_level=people_level, size=size, conditions=conditions,
@@ -450,6 +456,7 @@ def simulate(rules: Rules, seed: int, out_dir: Path, computer_seat: str = "W",
     records = [r for r in ctl.referee.records() if r.get("status") != "dealing"]
     speaker.wait_idle(30)
     speaker.close()
+    _write_transcript(speech / "transcript.txt", speaker)
     dev = screen.device
     if dev is not None and hasattr(dev, "write_animation"):
         # luma.emulator's gifanim writes its GIF only at exit; write it now, and leave
@@ -497,6 +504,40 @@ def simulate(rules: Rules, seed: int, out_dir: Path, computer_seat: str = "W",
     }
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+class _Ticker:
+    """The screen as the device shows it: a message too long for the bottom line scrolls
+    across it (the service steps the ticker on its clock). In the GIF, where every frame
+    lasts as long, the message moves by most of the line's width per frame, so that its
+    whole text passes in a few frames."""
+
+    STEP_PX, MAX_STEPS = 96, 4
+
+    def __init__(self, screen):
+        self.screen = screen
+
+    def __getattr__(self, name):
+        return getattr(self.screen, name)
+
+    def show(self, status):
+        from hardware.display import MESSAGE_SIZE, text_width
+        shown = self.screen.show(status)
+        if status.message:
+            steps = text_width(status.message + "     ", MESSAGE_SIZE) // self.STEP_PX
+            for _ in range(min(steps, self.MAX_STEPS)):
+                if not self.screen.step(self.STEP_PX):
+                    break
+        return shown
+
+
+def _write_transcript(path: Path, speaker) -> None:
+    """``speech/transcript.txt``: each announcement's WAV file and its words."""
+    lines = []
+    for entry in list(speaker.history):
+        name = Path(entry["path"]).name if entry.get("path") else "(text only)"
+        lines.append(f"{name}\t{entry['text']}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def _median(xs):

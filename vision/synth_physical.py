@@ -165,7 +165,7 @@ def compose_physical(placements, size, rng, c) -> "synth.Scene":
                            borderMode=cv2.BORDER_CONSTANT, borderValue=-1).astype(np.int16)
     truth.homography = cam.homography(0)
     truth.camera = cam
-    for i, (p, centre, a2m, code, whole, fw, fh) in enumerate(arts):
+    for _i, (p, centre, a2m, code, whole, fw, fh) in enumerate(arts):
         corners_mm = synth._map(a2m, [[0, 0], [fw, 0], [fw, fh], [0, fh]])
         corners = cam.project(corners_mm)
         code_img = cam.project(synth._map(a2m, code)) if code is not None else None

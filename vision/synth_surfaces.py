@@ -251,7 +251,7 @@ def _pattern(kind, region, shape, ppm, rng) -> np.ndarray:
         for axis in (u, v):
             t = (axis % np.float32(sett)) / np.float32(sett)
             bands = np.zeros(t.shape, np.int64)
-            for j, edge in enumerate(np.sort(rng.uniform(0, 1, 3))):
+            for _j, edge in enumerate(np.sort(rng.uniform(0, 1, 3))):
                 bands += (t > edge)
             cols = np.stack([c[i] for i in range(4)])
             img += 0.5 * cols[bands]

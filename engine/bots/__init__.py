@@ -32,7 +32,7 @@ DEFAULTS = {
 }
 
 
-def make_bot(level: str, seed: Optional[int] = None, budget: Optional[float] = ...,
+def make_bot(level: str, seed: Optional[int] = None, budget=...,
              samples: Optional[int] = None, clock: Callable[[], float] = time.perf_counter):
     """A computer player. ``level`` is one of LEVELS (or ``"random"``, a floor for
     benchmarks). For Hard and Insane, ``budget`` is the time per decision in seconds
@@ -50,7 +50,7 @@ def make_bot(level: str, seed: Optional[int] = None, budget: Optional[float] = .
     if name == "random":
         return RandomBot(seed)
     if name in DEFAULTS:
-        options = dict(DEFAULTS[name])
+        options: dict = dict(DEFAULTS[name])
         if budget is not ...:
             options["budget"] = budget
         if samples is not None:

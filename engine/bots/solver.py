@@ -53,7 +53,7 @@ class Solver:
         self.trump_mask = SUIT_MASK[trump][trump]
         self.orders = _SUIT_ORDER[trump]
         self.masks = _SUIT_MASKS[trump]
-        self.memo = {}
+        self.memo: dict = {}
         self.nodes = 0
 
     # ------------------------------------------------------------------ public

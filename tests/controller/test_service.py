@@ -107,7 +107,7 @@ def test_cards_seen_by_the_camera_reach_the_referee_and_the_computer_bids(tmp_pa
     assert svc.ctl.referee.state["dealer"] == "S"          # the first hand started itself
     for card in W_CARDS:                                    # the Pi's cards, practice rack
         cam.on_table = {card: "RACK"}
-        assert steps_until(svc, lambda: card in svc.ctl.computers["W"].slots)
+        assert steps_until(svc, lambda c=card: c in svc.ctl.computers["W"].slots)
     cam.on_table = {"KH": "UP"}
     assert steps_until(svc, lambda: svc.ctl.referee.state["upcard"] == "KH")
     # W, left of the dealer, bids at once and says so; the panel now offers North's bids.
@@ -126,10 +126,12 @@ def test_restart_after_a_crash_resumes_at_the_last_event(tmp_path):
     svc.step()
     for card in W_CARDS[:3]:
         cam.on_table = {card: "RACK"}
-        assert steps_until(svc, lambda: card in svc.ctl.computers["W"].slots)
+        assert steps_until(svc, lambda c=card: c in svc.ctl.computers["W"].slots)
     before = svc.ctl.referee.state
     last = svc.log.last_seq
-    # No close(): the process is gone. A new service on the same state directory:
+    # No close(): the process is gone, and the kernel has dropped its lock on the log.
+    svc.log._lock.release()
+    # A new service on the same state directory:
     again, rec2 = make_service(tmp_path, camera=SceneCamera())
     assert again.ctl.resumed and again.log.last_seq == last
     assert again.ctl.referee.state == before
@@ -300,7 +302,7 @@ def test_the_reader_camera_deals_sealed_and_its_faults_are_retried(tmp_path):
     assert "reader" not in svc.faults and any("Reader camera back" in s for s in rec.said)
     for card in W_CARDS:
         reader.card = card
-        assert steps_until(svc, lambda: Card(card) in svc.ctl.computers["W"].slots, limit=6)
+        assert steps_until(svc, lambda c=card: Card(c) in svc.ctl.computers["W"].slots, limit=6)
         reader.card = None
         steps_until(svc, lambda: False, limit=2)
     bodies = [r.body for r in svc.log.records()]
@@ -313,7 +315,9 @@ def test_the_reader_camera_deals_sealed_and_its_faults_are_retried(tmp_path):
     clock.t += 1.5
     svc.step()
     assert "reader" in svc.faults and svc.reader_camera is None
-    # A restart in mid-hand opens the sealed cards with the table's key.
+    # A restart in mid-hand opens the sealed cards with the table's key (the process is
+    # gone: the kernel has dropped its lock on the log).
+    svc.log._lock.release()
     again = TableService(cfg, screen=Recorder(), clock=clock, monotonic=clock)
     assert set(again.ctl.computers["W"].slots) == {Card(c) for c in W_CARDS}
 
@@ -345,3 +349,42 @@ def test_the_boards_scanner_deals_the_computers_cards(tmp_path):
     assert any("damaged or foreign code" in s for s in rec.said)
     bodies = [r.body for r in svc.log.records()]
     assert sum('"sealed"' in b for b in bodies) == 5 and not any('"JH"' in b for b in bodies)
+
+
+class PlainCamera(SceneCamera):
+    """The fake camera with plain cards (no stickers) on the printed mat."""
+
+    def read(self):
+        from vision.synth import compose_frame
+        frame, _ = compose_frame([{"card": c, "at": z, "sticker": False} for c, z in self.on_table.items()],
+                                 size=(640, 480), rng=self.rng, paper=True)
+        return frame
+
+
+@needs_art
+def test_plain_cards_on_the_printed_mat_reach_the_referee_through_the_learnt_table(tmp_path):
+    # Plain mode: the service keeps a model of the empty table, fed by its camera's frames,
+    # against which the white cards on the white paper mat are found.
+    import numpy as np
+    from bench.plain_tuning.scenes import art_deck
+    from vision.synth import compose_frame
+    from vision.zones import calibrate
+    frame, _ = compose_frame([], size=(640, 480), rng=np.random.default_rng(1), paper=True)
+    calibrate(frame).save(tmp_path / "zones.json")
+    art_deck("standard").save(tmp_path / "deck.npz")
+    cfg = check_config({"table": {"state_dir": str(tmp_path), "first_dealer": "S"},
+                        "seats": {"W": {"kind": "computer", "level": "medium"}},
+                        "vision": {"k": 2, "m": 2, "mode": "plain", "deck": "deck.npz",
+                                   "zones": "zones.json"},
+                        "reader": {"kind": "rack", "practice": True}})
+    rec, cam = Recorder(), PlainCamera()
+    svc = TableService(cfg, camera=cam, screen=rec, speaker=rec, panel=rec, clock=Clock(),
+                       monotonic=Clock())
+    for _ in range(3):                                      # the empty table, seen first
+        svc.step()
+    assert svc.table is not None and svc.table.ready
+    for card in W_CARDS[:3]:
+        cam.on_table = {card: "RACK"}
+        assert steps_until(svc, lambda card=card: card in svc.ctl.computers["W"].slots), card
+    cam.on_table = {"KH": "UP"}
+    assert steps_until(svc, lambda: svc.ctl.referee.state["upcard"] == "KH")
