@@ -664,7 +664,7 @@ def main():
         sys.exit(2)
     with open(argv[0]) as f:
         jobs = json.load(f)
-    for k, job in enumerate(jobs):
+    for job in jobs:
         done = os.path.join(job["out_dir"], job["image"])
         if os.path.isfile(done) and os.path.isfile(os.path.join(job["out_dir"], job["index"])):
             print(f"BLENDER-WORLD skip {job['out_dir']}/{job['image']}", flush=True)

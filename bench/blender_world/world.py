@@ -889,7 +889,7 @@ def table_frames(table: Table, counts=None, cards=None) -> list:
     base_seed = int(_rng(table.seed, table.index, "cycles").integers(1 << 20))
     if kind.fixed:
         out.append(Frame("empty", None, "empty", table.camera, [], seed=base_seed))
-    for di, design in enumerate(table.designs):
+    for design in table.designs:
         size = card_size(design, cards[0])
         cal_cam, empty_id, cal_seed = table.camera, "empty", base_seed
         if not kind.fixed:

@@ -1,6 +1,5 @@
 """The Blender world's geometry and camera processing, without Blender: projection and lens, the render canvas, card meshes and the truth measured from an index pass, scene descriptions, white balance and sensor noise."""
 import json
-import math
 
 import numpy as np
 import pytest
@@ -40,7 +39,7 @@ def test_distortion_maps_send_each_frame_pixel_to_its_ideal_ray():
         # Interpolate the maps at the (sub-pixel) frame position.
         x0, y0 = int(u), int(v)
         fx, fy = u - x0, v - y0
-        def at(m):
+        def at(m, fx=fx, fy=fy, x0=x0, y0=y0):
             return ((1 - fx) * (1 - fy) * m[y0, x0] + fx * (1 - fy) * m[y0, x0 + 1]
                     + (1 - fx) * fy * m[y0 + 1, x0] + fx * fy * m[y0 + 1, x0 + 1])
         assert abs(at(mx) - iu) < 0.02 and abs(at(my) - iv) < 0.02
