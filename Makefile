@@ -16,7 +16,7 @@ APT_PACKAGES += python3-picamera2 alsa-utils
 VENV_FLAGS := --system-site-packages
 endif
 
-.PHONY: setup sysdeps demo test bench bench-engine bench-strength bench-vision bench-log clean art
+.PHONY: setup sysdeps demo test bench bench-engine bench-strength bench-vision bench-vision-blender bench-log clean art
 
 setup: sysdeps $(VENV)/.installed
 
@@ -69,6 +69,17 @@ bench-vision: setup art
 	$(PY) -m bench.vision_stickers
 	$(PY) -m bench.vision_plain
 	$(PY) -m bench.vision_window
+
+# Plain-deck reading on frames of a second, physically based renderer (Blender's Cycles)
+# that nobody tunes on: installs Debian's blender (as root), renders the frames into the
+# cache on the first run (hours, one thread), then calibrates and reads as a user would.
+# Not part of `make bench` or `make test`.
+bench-vision-blender: setup art
+	@command -v blender >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends blender; \
+	  else echo "Blender is missing: sudo apt-get install -y blender, then run make again."; exit 1; fi; }
+	nice -n 10 $(PY) -m bench.vision_blender
 
 bench-strength: setup
 	$(VENV)/bin/euchre-table match --a hard --b medium --pairs 2000 --json
