@@ -463,10 +463,10 @@ def whist_base(v: int) -> Optional[dict]:
 
     A Z-cyclic base round from ``whist_bases.json`` when there is one, else, for a prime
     power 4n+1, the finite-field construction of :func:`_field_base`. The cached base
-    rounds were found once by seeded depth-first searches (over "patterned" rounds
-    (a, c, -a, -c) in Z_v, or Z_(v-1) with infinity partnering 0; a plain search up to 24
-    players); the searches are not part of the package, and the tests check every cached
-    base's whole tournament."""
+    rounds were found once, offline, by ``python -m hall.whist_build`` (seeded searches
+    over Z_v or Z_(v-1) with infinity, "patterned" rounds (a, c, -a, -c), finite-ring
+    constructions and products of smaller charts; each entry says how it was made); the
+    tests check every cached base's whole tournament."""
     cached = _cached_bases().get(v)
     if cached is not None:
         return cached
