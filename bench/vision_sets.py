@@ -464,6 +464,8 @@ class LiveCalibration:
                     yield empty.shoot(self.rng)[0]
                 if self.asked == 0 and waited < self.patience:
                     continue
+                if 0 < self.asked <= len(self.cards):
+                    continue           # asked for the first card during these frames
                 return
             now = self.asked
             card = self.cards[now - 1]

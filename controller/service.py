@@ -81,10 +81,14 @@ class TableService:
         if cfg.vision.get("zones"):
             from vision.zones import Calibration
             self.zones = Calibration.load(cfg.path(cfg.vision["zones"]))
-        self.deck = None
+        self.deck = self.table = None
         if cfg.vision["mode"] == "plain":
+            from vision.plain.background import TableModel
             from vision.recognize import load_plain_deck
             self.deck = load_plain_deck(cfg.path(cfg.vision["deck"]))
+            # The camera's frames teach it the empty table (seen before every hand),
+            # against which cards are found on any surface.
+            self.table = TableModel()
         # The one writer of the log; a damaged log is recovered into a new one first.
         self.log, self.recovery = open_log(str(cfg.path(cfg.log)))
         levels = computer_levels(cfg)
@@ -239,7 +243,8 @@ class TableService:
                 self._camera_lost("no picture")
             return
         sightings = recognize(frame, mode=self.cfg.vision["mode"], zones=self.zones,
-                              deck=self.deck, decoder=self.cfg.vision["decoder"], refusals=True)
+                              deck=self.deck, decoder=self.cfg.vision["decoder"], refusals=True,
+                              table=self.table)
         for event in self.tracker.update(sightings):
             self.submit(event)
             st = self.ctl.referee.state

@@ -1,4 +1,4 @@
-"""Command-line subcommand `calibrate deck`: a plain deck's templates from pictures or from a camera."""
+"""Command-line subcommand `calibrate deck`: a plain deck's templates from the camera or from photos, checked before they are written."""
 from __future__ import annotations
 
 import sys
@@ -12,13 +12,17 @@ def register(subparsers) -> None:
         description="Make the templates that plain-deck recognition reads cards against.")
     what = cal.add_subparsers(dest="what", metavar="WHAT")
     p = what.add_parser(
-        "deck", help="a deck's templates from one picture per card, or from the camera",
-        description="Make a plain deck's templates. With --from-dir: one picture per card, "
-                    "named like JH.png (9S 10S JS QS KS AS ... AC; T for ten is accepted), "
-                    "each a tight crop of the card or the card alone on the cloth. With "
-                    "--camera/--picamera/--frames: show each card alone, in turn, when asked.")
+        "deck", help="a deck's templates from the camera, or from one photo per card",
+        description="Make a plain deck's templates, through the table's camera. Live "
+                    "(--camera/--picamera/--frames): keep the table clear until the first "
+                    "card is asked for, then show each card alone, in turn, when asked. "
+                    "From photos (--from-dir): one photo per card lying alone on the table, "
+                    "taken with the table's camera, named like JH.jpg (9S 10S JS QS KS AS ... "
+                    "AC; T for ten is accepted); further photos of a card (JH-2.jpg) are used "
+                    "to check the deck. The deck is written only if no card is read as another "
+                    "from views it was not made from.")
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--from-dir", metavar="DIR", help="folder with the 24 card pictures")
+    src.add_argument("--from-dir", metavar="DIR", help="folder with a photo of each of the 24 cards")
     src.add_argument("--camera", metavar="N", type=int, help="live: USB/V4L2 camera number")
     src.add_argument("--picamera", action="store_true", help="live: the Raspberry Pi camera")
     p.add_argument("--camera-num", type=int, default=0, metavar="N",
@@ -40,14 +44,14 @@ def _usage(parser) -> int:
     return 2
 
 
-def _fail(message: str) -> int:
+def _fail(message: str, status: int = 2) -> int:
     print(f"euchre-table calibrate deck: {message}", file=sys.stderr)
-    return 2
+    return status
 
 
 def _calibrate_deck(args) -> int:
     from vision.deck_calibration import (CalibrationError, calibrate_from_dir, calibrate_live,
-                                         face_from_image, self_check)
+                                         close_pairs, fresh_views, self_check)
     if not args.out:
         return _fail("give --out FILE for the deck's templates (e.g. --out my-deck.npz)")
     out = Path(args.out)
@@ -57,13 +61,9 @@ def _calibrate_deck(args) -> int:
         return _fail(f"--out {out}: folder {out.parent} does not exist")
     try:
         if args.from_dir:
-            import cv2
             deck = calibrate_from_dir(args.from_dir, name=args.name)
-            faces = {}
-            for p in sorted(Path(args.from_dir).iterdir()):
-                card = _card_named(p)
-                if card is not None and card in deck.cards:
-                    faces[card] = face_from_image(cv2.imread(str(p), cv2.IMREAD_UNCHANGED), p.name)
+            check = self_check(deck, fresh_views(args.from_dir, deck))
+            how = "from other views (more photos of a card, or each photo turned, moved and relit)"
         elif args.camera is not None or args.picamera or args.frames:
             from vision.sources import open_source
             if args.frames:
@@ -74,26 +74,33 @@ def _calibrate_deck(args) -> int:
             else:
                 config = {"kind": "v4l2", "device": args.camera, "width": args.width,
                           "height": args.height}
+            print("keep the table clear: the camera learns it first", flush=True)
             with open_source(config) as source:
-                deck, faces = calibrate_live(source, announce=lambda m: print(m, flush=True),
-                                             stable=args.stable, name=args.name or "deck")
+                deck, _ = calibrate_live(source, announce=lambda m: print(m, flush=True),
+                                         stable=args.stable, name=args.name or "deck")
+            check = deck.check
+            how = "from later frames of each card"
         else:
-            return _fail("give --from-dir DIR (one picture per card), or a camera: "
-                         "--camera N, --picamera or --frames DIR")
+            return _fail("give a camera (--camera N, --picamera or --frames DIR) or "
+                         "--from-dir DIR (a photo of each card)")
     except CalibrationError as exc:
-        return _fail(str(exc))
+        return _fail(str(exc), 1)
     except (OSError, ValueError, RuntimeError) as exc:
         return _fail(str(exc))
-    check = self_check(deck, faces)
+    n = len(deck.cards)
+    print(f"self-check: {len(check['ok'])} of {n} cards read back as themselves {how}")
+    pairs = close_pairs(check)
+    if pairs:
+        print("closest cards (lead over the nearest other card, 0..1): "
+              + ", ".join(f"{c} ~ {r} {m:.2f}" for c, r, m in pairs))
+    if check["wrong"]:
+        for card, what in check["wrong"].items():
+            print(f"  {card}: read as {what}; take this card again", file=sys.stderr)
+        return _fail(f"{len(check['wrong'])} cards were read as other cards: {out} not written", 1)
+    for card, why in check["bad"].items():
+        print(f"  {card}: not read back ({why}): it will be refused more often; take it again "
+              "(flat, whole, in good light) to improve")
     deck.save(out)
-    print(f"wrote {out}: {len(deck.cards)} cards of deck {deck.name!r}, "
-          f"card shape {deck.aspect:.3f} (width/height)")
-    print(f"self-check: {len(check['ok'])} of {len(faces)} cards read back as themselves")
-    for card, what in check["bad"].items():
-        print(f"  {card}: read as {', '.join(what)}; retake this picture", file=sys.stderr)
-    return 0 if not check["bad"] else 1
-
-
-def _card_named(path: Path):
-    from vision.deck_calibration import IMAGE_SUFFIXES, _card_of_filename
-    return _card_of_filename(path) if path.suffix.lower() in IMAGE_SUFFIXES else None
+    size = f", card {deck.card_px:.2f} of the picture's height" if deck.card_px else ""
+    print(f"wrote {out}: {n} cards of deck {deck.name!r}, card shape {deck.aspect:.3f} (width/height){size}")
+    return 0

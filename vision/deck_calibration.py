@@ -1,11 +1,18 @@
-"""Deck calibration: a plain deck's templates from one picture of each of its 24 cards.
+"""Deck calibration: a plain deck's templates from the camera (one pass, each card alone) or from photos, checked on fresh views.
 
-A picture may be a tight crop of the card face (with or without transparency around
-rounded corners) or a photo of the card lying alone on the cloth; in a photo the card
-is found and straightened the same way as during play.
+Through the camera (``calibrate_live``): the empty table is learnt first, then each card
+is asked for in turn; it is taken once it has lain still, from its own outline,
+straightened; the frames that follow (the card still lying there) are kept as fresh
+views. From photos (``calibrate_from_dir``): one photo of each card lying alone on the
+table, taken with the table's camera (or a tight crop of the face). A picture in
+which no card is found is refused, with a message saying so.
+
+Then the deck is checked: every card must be read back as itself from views it was
+not built from, and the cards closest to each other are reported with their margins.
+A deck that fails the check is not written.
 
 >>> deck = calibrate_from_dir("photos/", name="grandma's deck")   # doctest: +SKIP
->>> deck.save("grandma.npz")                                       # doctest: +SKIP
+>>> check = self_check(deck, fresh_views(deck, pictures))          # doctest: +SKIP
 """
 from __future__ import annotations
 
@@ -17,112 +24,106 @@ import cv2
 import numpy as np
 
 from engine.cards import DECK, Card, CardError
-from vision import plain
+from vision.plain import PlainDeck, recognize_plain
+from vision.plain.background import TableModel
+from vision.plain.calibration import CalibrationError, check_shapes, lone_card
+from vision.plain.straighten import face_of
+
+__all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
+           "calibrate_live", "fresh_views", "self_check", "close_pairs"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+EMPTY_FRAMES = 5
+"""Frames of the empty table learnt before the first card is asked for."""
+CHECK_FRAMES = 2
+"""Frames of each card, after those it was taken from, kept to check the deck on."""
+STILL = 0.04
+"""A card whose corners stay within this fraction of its length of where they were lies
+still (the outline found in each frame wavers by a pixel or two with the sensor's noise)."""
 
 
-class CalibrationError(ValueError):
-    """Pictures that cannot make a deck, with a message saying which and what to do."""
+def build_deck(faces: Mapping, name: str = "deck", card_px: Optional[float] = None) -> PlainDeck:
+    """A :class:`vision.plain.PlainDeck` from upright faces (BGR), keyed by card; the
+    deck's card width/height is the faces' median. ``card_px``: the card's long side as
+    a fraction of the frame's height, when the faces were seen through the camera."""
+    cards = sorted((Card(c) for c in faces), key=lambda c: c.index)
+    if not cards:
+        raise CalibrationError("no card pictures given")
+    aspect, _ = check_shapes({c: faces[c] for c in cards}, {})
+    return PlainDeck(name=name, cards=cards, faces=[faces[c] for c in cards], aspect=aspect,
+                     card_px=card_px)
 
 
-def face_from_image(img: np.ndarray, what: str = "image") -> np.ndarray:
-    """The upright card face (BGR) in a picture: a tight crop as it is, transparency
-    trimmed, or the one card found on a cloth background, straightened."""
+def _as_bgr(img: np.ndarray, what: str) -> np.ndarray:
     if img is None or img.ndim not in (2, 3):
         raise CalibrationError(f"{what}: not an image")
     if img.dtype != np.uint8:
         img = cv2.normalize(img, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
     if img.ndim == 2:
         img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    return img
+
+
+def face_from_image(img: np.ndarray, what: str = "image") -> np.ndarray:
+    """The upright card face (BGR) in a picture: a crop with transparency around the
+    card as it is (trimmed), or the one card found lying on a table, straightened. A
+    picture in which no card is found is refused (CalibrationError)."""
+    return _face_and_size(img, what)[0]
+
+
+def _face_and_size(img: np.ndarray, what: str):
+    """(face, long side over picture height or None for a crop)."""
+    img = _as_bgr(img, what) if img is None or img.ndim != 3 or img.shape[2] != 4 else img
     if img.shape[2] == 4:
         alpha = img[:, :, 3]
-        ys, xs = np.nonzero(alpha > 8)
-        if len(xs) == 0:
-            raise CalibrationError(f"{what}: the picture is fully transparent")
-        img = img[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-        a = img[:, :, 3:4].astype(np.float32) / 255.0
-        bgr = img[:, :, :3].astype(np.float32)
-        # Fill the transparent rounded corners with the card's own edge colour so they
-        # do not count as ink.
-        edge = np.median(bgr[a[:, :, 0] > 0.9][:2000], axis=0) if (a > 0.9).any() else 255
-        img = (bgr * a + edge * (1 - a)).astype(np.uint8)
-        return _upright(img)
-    quads = [q for q, _ in plain.find_card_quads(img, min_area_fraction=0.05) if q is not None]
-    if len(quads) > 1:
-        raise CalibrationError(f"{what}: {len(quads)} cards found; photograph one card at a time")
-    if len(quads) == 1:
-        order = plain._portrait_orders(quads[0])[0]
-        w = int(np.hypot(*(order[0] - order[1])))
-        h = int(np.hypot(*(order[1] - order[2])))
-        if w >= 20 and h >= 20:
-            dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
-            m = cv2.getPerspectiveTransform(order.astype(np.float32), dst)
-            return cv2.warpPerspective(img, m, (w, h), flags=cv2.INTER_AREA)
-    return _upright(img)  # no cloth around it: the picture is the face itself
-
-
-def _upright(face: np.ndarray) -> np.ndarray:
-    if face.shape[1] > face.shape[0]:
-        face = cv2.rotate(face, cv2.ROTATE_90_CLOCKWISE)
-    if min(face.shape[:2]) < 20:
-        raise CalibrationError(f"the card picture is only {face.shape[1]}×{face.shape[0]} pixels: "
-                               "use at least 100 pixels of card height")
-    return face
-
-
-def build_deck(faces: Mapping, name: str = "deck", **thresholds) -> plain.PlainDeck:
-    """A :class:`vision.plain.PlainDeck` from upright faces (BGR), keyed by card.
-
-    ``thresholds`` may set ``min_score``, ``min_margin``, ``max_cell_diff``, ``max_tint``,
-    ``cover_tint`` and ``cover_dark``."""
-    cards = sorted((Card(c) for c in faces), key=lambda c: c.index)
-    if not cards:
-        raise CalibrationError("no card pictures given")
-    aspect = float(np.median([faces[c].shape[1] / faces[c].shape[0] for c in cards]))
-    if not 0.4 < aspect < 1.0:
-        raise CalibrationError(f"cards are {aspect:.2f} times as wide as tall: expected a "
-                               "portrait card about 0.7 (crop each picture to one card)")
-    sigs, bands, checks, pairs, tints = [], [], [], [], []
-    for c in cards:
-        s, b, k, p, t = plain.template_from_face(faces[c], aspect)
-        sigs.append(s)
-        bands.append(b)
-        checks.append(k)
-        pairs.append(p)
-        tints.append(t)
-    return plain.PlainDeck(name=name, cards=cards, aspect=aspect,
-                           signatures=np.stack(sigs).astype(np.float32),
-                           bands=np.stack(bands).astype(np.float32),
-                           checks=np.stack(checks).astype(np.float32),
-                           faces=np.stack(pairs).astype(np.float32),
-                           tints=np.stack(tints).astype(np.float32), **thresholds)
+        if alpha.min() < 250:
+            ys, xs = np.nonzero(alpha > 8)
+            if len(xs) == 0:
+                raise CalibrationError(f"{what}: the picture is fully transparent")
+            img = img[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+            a = img[:, :, 3:4].astype(np.float32) / 255.0
+            bgr = img[:, :, :3].astype(np.float32)
+            # The transparent rounded corners take the card's own edge colour.
+            edge = np.median(bgr[a[:, :, 0] > 0.9][:2000], axis=0) if (a > 0.9).any() else 255
+            face = (bgr * a + edge * (1 - a)).astype(np.uint8)
+            if face.shape[1] > face.shape[0]:
+                face = cv2.rotate(face, cv2.ROTATE_90_CLOCKWISE)
+            if min(face.shape[:2]) < 40:
+                raise CalibrationError(f"{what}: the card is only {face.shape[1]}x{face.shape[0]} pixels: "
+                                       "use at least 60 pixels of card height")
+            return face, None
+        img = img[:, :, :3]
+    o = lone_card(np.ascontiguousarray(img), None, what)
+    return face_of(img, o.corners), o.long_side / img.shape[0]
 
 
 def _card_of_filename(path: Path) -> Optional[Card]:
-    stem = path.stem
-    if not re.fullmatch(r"(?i)(10|[2-9TJQKA1])[SHDC]", stem):
+    m = re.fullmatch(r"(?i)(10|[2-9TJQKA1])([SHDC])(?:-\w+)?", path.stem)
+    if not m:
         return None
     try:
-        return Card(stem)
+        return Card(m.group(1) + m.group(2))
     except CardError:
         return None
 
 
-def calibrate_from_dir(folder, name: Optional[str] = None, **thresholds) -> plain.PlainDeck:
-    """Templates from a folder holding one picture per card named like ``JH.png``
-    (``10H`` or ``TH`` for tens; any of .png .jpg .jpeg .bmp .tif .webp).
+def _is_extra(path: Path) -> bool:
+    return "-" in path.stem
 
-    All 24 cards must be there, each once, and nothing else that looks like a picture."""
-    folder = Path(folder)
+
+def _pictures(folder: Path):
+    """(first picture per card, further pictures per card) of a calibration folder, after
+    checking that it holds one of each of the 24 cards and nothing else."""
     if not folder.is_dir():
         raise CalibrationError(f"{folder} is not a folder: give the folder holding JH.png, 9S.png, ...")
     pictures = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-    found, extra, twice = {}, [], []
+    found, more, extra, twice = {}, {}, [], []
     for p in pictures:
         card = _card_of_filename(p)
         if card is None:
             extra.append(p.name)
+        elif _is_extra(p):
+            more.setdefault(card, []).append(p)
         elif card in found:
             twice.append(f"{found[card].name} and {p.name}")
         else:
@@ -137,58 +138,159 @@ def calibrate_from_dir(folder, name: Optional[str] = None, **thresholds) -> plai
         problems.append("the same card twice: " + "; ".join(twice))
     if problems:
         raise CalibrationError(f"{folder}: need one picture for each of the 24 cards, named "
-                               "like JH.png; " + "; ".join(problems))
-    faces, unreadable = {}, []
+                               "like JH.png (more views of a card may be named JH-2.png); " + "; ".join(problems))
+    return found, more
+
+
+def _read_picture(p: Path) -> np.ndarray:
+    img = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)
+    if img is None:
+        raise CalibrationError(f"{p.name}: cannot read this picture (damaged or not an image)")
+    return img
+
+
+def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
+    """Templates from a folder holding one picture per card named like ``JH.png``
+    (``10H`` or ``TH`` for tens; .png .jpg .jpeg .bmp .tif .webp): a photo of the card
+    lying alone on the table, taken with the table's camera, or a tight crop with
+    transparency around the card. Pictures named like ``JH-2.png`` are further views,
+    used only by the check (see :func:`fresh_views`)."""
+    folder = Path(folder)
+    found, _ = _pictures(folder)
+    faces, sizes, bad = {}, {}, []
     for card, p in found.items():
-        img = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)
-        if img is None:
-            unreadable.append(p.name)
-            continue
-        faces[card] = face_from_image(img, what=p.name)
-    if unreadable:
-        raise CalibrationError(f"{folder}: cannot read these pictures (damaged or not images): "
-                               + ", ".join(unreadable))
-    return build_deck(faces, name=name or folder.name, **thresholds)
+        try:
+            faces[card], sizes[card] = _face_and_size(_read_picture(p), p.name)
+        except CalibrationError as exc:
+            bad.append(str(exc))
+    if bad:
+        raise CalibrationError("; ".join(bad))
+    photos = [s for s in sizes.values() if s]
+    if photos and len(photos) < len(sizes):
+        crops = [str(c) for c, s in sizes.items() if not s]
+        raise CalibrationError(f"{folder}: mix of photos and cut-out faces ({', '.join(crops)} are cut out): "
+                               "take all the pictures the same way")
+    aspect, size = check_shapes(faces, sizes)
+    if size:
+        # A second look at each photo, now that the deck's shape and size are known: a
+        # card first cut short by a line of its own picture is seen whole.
+        for card, p in found.items():
+            img = _as_bgr(_flatten(_read_picture(p)), p.name)
+            better = _second_look([img], aspect, size * img.shape[0])
+            if better is not None:
+                faces[card] = better
+        aspect, size = check_shapes(faces, sizes)
+    return build_deck(faces, name=name or folder.name, card_px=size)
 
 
-def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck",
-                   cards=DECK, **thresholds):
-    """Templates from a camera, one pass: each card is shown alone on the cloth in turn.
-    Returns ``(deck, faces)``, the faces being the upright card pictures taken.
+def _second_look(frames: list, aspect: float, size_px: float, blind: bool = False) -> Optional[np.ndarray]:
+    """The card's face found again in its frames (or crops of them) with the deck's shape
+    and size known, when that finds it larger than the first look did, around the first
+    outline (cut short by a line of its own picture), in every frame; else None. With
+    ``blind`` (a card taken before the deck's shape was known), whenever it is found
+    alone in every frame."""
+    from vision.plain import SIZE_RANGE
+    from vision.plain.find import _overlap, find_outlines, top_level
+    runs = []
+    for frame in frames:
+        first = top_level(find_outlines(frame, None))
+        again = top_level(find_outlines(frame, aspect, sizes=(size_px,), min_long=SIZE_RANGE[0] * size_px,
+                                        max_long=SIZE_RANGE[1] * size_px))
+        if len(first) != 1 or len(again) != 1:
+            return None
+        a, b = first[0], again[0]
+        if not blind and not (b.area > 1.05 * a.area and _overlap(a.corners, b.corners) > 0.95):
+            return None
+        runs.append((frame, b.corners))
+    return _average_face(runs) if runs else None
 
-    ``frames`` is any iterable of BGR frames (a :mod:`vision.sources` source); ``announce``
-    is told which card to show next. A card is taken once it has lain still (corners
-    moving under 3 pixels) for ``stable`` frames; between two cards the camera must see
-    no card for a moment, so that the same card is never taken twice."""
-    faces = {}
-    it = iter(frames)
-    need_gap = False
-    for card in cards:
+
+def fresh_views(folder, deck: PlainDeck, rng=0) -> dict:
+    """Views to check a deck made by :func:`calibrate_from_dir` on: each card's further
+    photos (``JH-2.png`` ...) when there are any; otherwise its photo changed as a camera
+    would change it: turned and moved, a little larger or smaller, at a slant, in
+    another light (white balance, exposure), softer and recompressed. ``{card: [BGR]}``"""
+    folder = Path(folder)
+    found, more = _pictures(folder)
+    rng = np.random.default_rng(rng)
+    views = {}
+    for card, p in found.items():
+        if more.get(card):
+            views[card] = [_as_bgr(_flatten(_read_picture(q)), q.name) for q in more[card]]
+        else:
+            views[card] = [_altered(_flatten(_read_picture(p)), rng)]
+    return views
+
+
+def _flatten(img: np.ndarray) -> np.ndarray:
+    """A picture without transparency: a crop is laid on a plain grey table."""
+    if img.ndim == 3 and img.shape[2] == 4:
+        a = img[:, :, 3:4].astype(np.float32) / 255.0
+        h, w = img.shape[:2]
+        pad = max(h, w) // 3
+        grey = np.full((h + 2 * pad, w + 2 * pad, 3), (96, 104, 100), np.float32)
+        grey[pad:pad + h, pad:pad + w] = img[:, :, :3] * a + grey[pad:pad + h, pad:pad + w] * (1 - a)
+        return grey.astype(np.uint8)
+    return _as_bgr(img, "picture")
+
+
+def _altered(img: np.ndarray, rng) -> np.ndarray:
+    """The picture as the camera might show it another time."""
+    h, w = img.shape[:2]
+    centre = (w / 2 + rng.uniform(-0.05, 0.05) * w, h / 2 + rng.uniform(-0.05, 0.05) * h)
+    m = cv2.getRotationMatrix2D(centre, float(rng.choice([-1, 1]) * rng.uniform(12, 35)),
+                                float(rng.uniform(0.92, 1.06)))
+    h3 = np.vstack([m, [0, 0, 1]])
+    # A slant of the camera, about the picture's middle (a few per cent of scale across it).
+    tilt = np.eye(3)
+    tilt[2, :2] = rng.uniform(-1, 1, 2) * 0.06 / max(w, h)
+    move = np.array([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1]])
+    tilt = np.linalg.inv(move) @ tilt @ move
+    out = cv2.warpPerspective(img, tilt @ h3, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    gain = np.array([rng.uniform(0.85, 1.1), rng.uniform(0.9, 1.05), rng.uniform(0.85, 1.1)], np.float32)
+    out = np.clip(out.astype(np.float32) * gain * rng.uniform(0.85, 1.05), 0, 255).astype(np.uint8)
+    out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.5, 1.0)))
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 75])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = None) -> dict:
+    """Read each card's fresh views: ``{"ok": [cards read back as themselves], "bad":
+    {card: what was read instead}, "wrong": {card: the other card named}, "margins":
+    {card: (closest rival, margin)}}``. A deck that names another card for one of its
+    own is not to be played with; one that refuses a card there reads it less often."""
+    ok, bad, wrong, margins = [], {}, {}, {}
+    for card, frames in views.items():
         card = Card(card)
-        announce(f"show the {card.name} ({card}) alone, face up")
-        still, last = 0, None
-        while True:
-            frame = next(it, None)
-            if frame is None:
-                raise CalibrationError(f"the camera stopped after {len(faces)} of {len(cards)} "
-                                       f"cards, while waiting for the {card.name}")
-            quads = [q for q, _ in plain.find_card_quads(frame) if q is not None]
-            if len(quads) != 1:
-                need_gap, still, last = False, 0, None
-                continue
-            if need_gap:
-                continue  # still the previous card: wait until it is taken away
-            q = quads[0]
-            if last is not None and _corner_shift(q, last) < 3.0:
-                still += 1
+        results = []
+        for frame in frames:
+            seen = recognize_plain(frame, deck, table=table)
+            named = [s for s in seen if s.card is not None]
+            if [s.card for s in named] == [card]:
+                s = named[0]
+                rival = (s.detail or {}).get("rival")
+                if card not in margins or s.margin < margins[card][1]:
+                    margins[card] = (rival, float(s.margin))
+                results.append(None)
             else:
-                still = 0
-            last = q
-            if still + 1 >= stable:
-                faces[card] = _warp_face(frame, q)
-                need_gap = True
-                break
-    return build_deck(faces, name=name, **thresholds), faces
+                others = [str(s.card) for s in named if s.card != card]
+                if others:
+                    wrong[card] = ", ".join(others)
+                why = (others or [s.reason for s in seen if s.reason] or ["no card found"])
+                results.append(", ".join(why))
+        failed = [r for r in results if r is not None]
+        if failed:
+            bad[card] = failed[0]
+        else:
+            ok.append(card)
+    return {"ok": ok, "bad": bad, "wrong": wrong, "margins": margins}
+
+
+def close_pairs(check: dict, count: int = 5) -> list:
+    """The cards closest to another card in the check, as ``(card, rival, margin)``,
+    smallest margin first."""
+    pairs = [(c, r, m) for c, (r, m) in check["margins"].items() if r is not None]
+    return sorted(pairs, key=lambda t: t[2])[:count]
 
 
 def _corner_shift(a: np.ndarray, b: np.ndarray) -> float:
@@ -196,34 +298,169 @@ def _corner_shift(a: np.ndarray, b: np.ndarray) -> float:
     return min(float(np.abs(np.roll(a, k, axis=0) - b).max()) for k in range(4))
 
 
-def _warp_face(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    order = plain._portrait_orders(quad)[0]
-    w = int(round(np.hypot(*(order[0] - order[1]))))
-    h = int(round(np.hypot(*(order[1] - order[2]))))
-    dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
-    m = cv2.getPerspectiveTransform(order.astype(np.float32), dst)
-    return cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_AREA)
+def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", cards=DECK):
+    """Templates from a camera, one pass: the empty table first, then each card shown
+    alone in turn when ``announce`` asks for it. Returns ``(deck, faces)``; the deck's
+    ``check`` holds its self-check on later frames of each card (CalibrationError when
+    a card is not read back as itself).
+
+    ``frames`` is any iterable of BGR frames (a :mod:`vision.sources` source). A card is
+    taken once it has lain still (corners within ``STILL`` of its length) for ``stable``
+    frames, straightened from each of those frames and averaged; the next
+    ``CHECK_FRAMES`` frames are kept to check the deck on (the card must be read in each).
+    Between two cards the table must be seen empty, so that the same card is never
+    taken twice."""
+    it = iter(frames)
+    table = TableModel()
+
+    def next_frame(waiting_for: str):
+        frame = next(it, None)
+        if frame is None:
+            raise CalibrationError(f"the camera stopped while {waiting_for} "
+                                   f"({len(faces)} of {len(cards)} cards taken)")
+        return frame
+
+    faces, sizes, views, crops = {}, {}, {}, {}
+    frame_h = 1
+    # The first frames are the empty table (the caller says so to the user before
+    # starting: nothing is announced until the first card is asked for).
+    for _ in range(EMPTY_FRAMES):
+        table.learn(next_frame("learning the empty table"))
+    for card in cards:
+        card = Card(card)
+        announce(f"show the {card.name} ({card}) alone, face up")
+        seen_empty = False
+        recent = []
+        while True:
+            frame = next_frame(f"waiting for the {card.name}")
+            outlines = _outlines_alone(frame, table, _size_hint(sizes, frame), _aspect_hint(faces))
+            if not outlines:
+                if _table_clear(table, frame):
+                    seen_empty, recent = True, []
+                    table.foreground(frame)    # the table, followed as the light changes
+                continue
+            if not seen_empty or len(outlines) != 1:
+                recent = []
+                continue                       # the previous card still lies there, or two cards
+            recent = (recent + [(frame, outlines[0].corners)])[-3 * stable:]
+            still = _still_run(recent, stable)
+            if still:
+                break
+        faces[card] = _average_face(still)
+        sizes[card] = float(np.median([_long_side(q) for _, q in still])) / still[0][0].shape[0]
+        crops[card] = [_crop(f, q) for f, q in still[-SECOND_LOOK:]]
+        # The next frames (the card still lying there, the sensor's noise new) are the
+        # views the deck is checked on: the reader must read the card in each.
+        views[card] = [_jpeg(next_frame(f"checking the {card.name}")) for _ in range(CHECK_FRAMES)]
+        frame_h = still[0][0].shape[0]
+    aspect, size = check_shapes(faces, sizes)
+    # A second look at each card, now that the deck's shape and size are known: a card
+    # first cut short by a line of its own picture (its face's frame) is seen whole.
+    for n, (card, kept) in enumerate(crops.items()):
+        better = _second_look([_uncrop(c) for c in kept], aspect, size * frame_h, blind=n < 2)
+        if better is not None:
+            faces[card] = better
+    _, size = check_shapes(faces, sizes)
+    deck = build_deck(faces, name=name, card_px=size)
+    views = {c: [_unjpeg(f) for f in v] for c, v in views.items() if v}
+    deck.check = self_check(deck, views, table=_frozen(table))
+    if deck.check["wrong"]:
+        raise CalibrationError("these cards were read as other cards from later frames: "
+                               + "; ".join(f"{c} (read as {why})" for c, why in deck.check["wrong"].items())
+                               + ": calibrate again, each card flat, alone and still")
+    return deck, faces
 
 
-def self_check(deck: plain.PlainDeck, faces: Mapping, cloth=(40, 110, 40)) -> dict:
-    """Read each calibration face back, laid on a plain cloth at a slant: the cards that
-    come back as themselves, and the others with what was read instead. A deck whose
-    cards do not all come back is not worth playing with."""
-    ok, bad = [], {}
-    for card, face in faces.items():
-        h = 160
-        f = cv2.resize(face, (max(8, int(round(h * face.shape[1] / face.shape[0]))), h),
-                       interpolation=cv2.INTER_AREA)
-        canvas = np.full((320, 320, 3), cloth, np.uint8)
-        y0, x0 = (320 - f.shape[0]) // 2, (320 - f.shape[1]) // 2
-        canvas[y0:y0 + f.shape[0], x0:x0 + f.shape[1]] = f
-        rot = cv2.getRotationMatrix2D((160, 160), 17.0, 1.0)
-        canvas = cv2.warpAffine(canvas, rot, (320, 320), flags=cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_CONSTANT, borderValue=cloth)
-        seen = [s for s in plain.recognize_plain(canvas, deck)]
-        named = [s.card for s in seen if s.card is not None]
-        if named == [Card(card)]:
-            ok.append(Card(card))
-        else:
-            bad[Card(card)] = [str(c) for c in named] or [s.reason for s in seen] or ["not found"]
-    return {"ok": ok, "bad": bad}
+SECOND_LOOK = 3
+"""Still frames of each card kept (around the card) for the second look."""
+
+
+def _crop(frame: np.ndarray, q: np.ndarray) -> bytes:
+    """The card's neighbourhood in a frame, kept small (PNG) until the second look."""
+    long_side = _long_side(q)
+    x0, y0 = np.floor(q.min(axis=0) - 0.4 * long_side).astype(int)
+    x1, y1 = np.ceil(q.max(axis=0) + 0.4 * long_side).astype(int)
+    h, w = frame.shape[:2]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    ok, buf = cv2.imencode(".png", frame[y0:y1, x0:x1])
+    return buf.tobytes()
+
+
+def _uncrop(data: bytes) -> np.ndarray:
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+
+
+def _jpeg(frame: np.ndarray) -> bytes:
+    """A frame kept for the check, compressed (24 cards' frames would fill a Pi's memory)."""
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    return buf.tobytes()
+
+
+def _unjpeg(data: bytes) -> np.ndarray:
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+
+
+def _frozen(table: TableModel) -> TableModel:
+    """A copy of the table model that the check's frames do not change."""
+    import copy
+    return copy.deepcopy(table)
+
+
+def _size_hint(sizes: dict, frame) -> Optional[float]:
+    """The cards' long side (px) once a few have been taken: through one camera, the
+    others are about as large."""
+    known = [v for v in sizes.values() if v]
+    return float(np.median(known)) * frame.shape[0] if len(known) >= 3 else None
+
+
+def _aspect_hint(faces: dict) -> Optional[float]:
+    """The deck's card shape once two cards have been taken (their median)."""
+    if len(faces) < 2:
+        return None
+    return float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
+
+
+def _table_clear(table: TableModel, frame) -> bool:
+    """Whether the frame shows the empty table (almost nothing differs from it)."""
+    return float((table.foreground(frame, update=False) > 0).mean()) < 0.002
+
+
+def _still_run(recent: list, stable: int):
+    """``stable`` frames of ``recent`` whose outlines lie where the latest does (stray
+    frames in between, where the outline wavered, are skipped), or None."""
+    last = recent[-1][1]
+    tol = max(3.0, STILL * _long_side(last))
+    agree = [(f, q) for f, q in recent if _corner_shift(q, last) < tol]
+    return agree[-stable:] if len(agree) >= stable else None
+
+
+def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional[float] = None):
+    """The card-shaped outlines in a calibration frame: those inside no other, and not
+    much smaller than the largest (a marker sticker seen at a slant); with ``size`` and
+    ``aspect``, of about that long side and shape (the cards taken so far)."""
+    from vision.plain.find import find_outlines, top_level
+    kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
+    outlines = top_level(find_outlines(frame, aspect, table=table, **kw))
+    if outlines:
+        big = max(o.area for o in outlines)
+        outlines = [o for o in outlines if o.area > 0.5 * big]
+    return outlines
+
+
+def _long_side(q) -> float:
+    s = [np.hypot(*(q[i] - q[(i + 1) % 4])) for i in range(4)]
+    return max((s[0] + s[2]) / 2, (s[1] + s[3]) / 2)
+
+
+def _average_face(run) -> np.ndarray:
+    """The card's face from the still frames: each frame straightened by the corners'
+    median over the frames (the outline wavers, the card does not) and averaged, so
+    that the sensor's noise averages out."""
+    first = run[0][1]
+    aligned = [min((np.roll(q, k, axis=0) for k in range(4)), key=lambda r: np.abs(r - first).max())
+               for _, q in run]
+    q = np.median(np.stack(aligned), axis=0).astype(np.float32)
+    stack = [face_of(frame, q).astype(np.float32) for frame, _ in run]
+    h, w = stack[0].shape[:2]
+    stack = [cv2.resize(f, (w, h)) if f.shape[:2] != (h, w) else f for f in stack]
+    return np.clip(np.mean(stack, axis=0), 0, 255).astype(np.uint8)

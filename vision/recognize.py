@@ -24,12 +24,15 @@ def load_plain_deck(path):
 
 
 def recognize(frame: np.ndarray, mode: str = "sticker", zones: Optional[Callable] = None,
-              deck=None, decoder: str = "zxing", refusals: bool = False) -> list:
+              deck=None, decoder: str = "zxing", refusals: bool = False, table=None) -> list:
     """Sightings of cards in a BGR frame, as dicts ``{"card", "zone", "corners",
     "confidence"}``. ``zones``: a callable image point → zone (a Calibration);
-    ``deck``: templates from :func:`load_plain_deck` (plain mode only). With
-    ``refusals``, plain mode also returns what it could not read, with ``"card": None``
-    (the tracker holds a card while something unreadable lies over it); never a guess."""
+    ``deck``: templates from :func:`load_plain_deck` (plain mode only); ``table``: the
+    learnt empty table (``vision.plain.background.TableModel``, plain mode only: a
+    camera's stream of frames, as the service reads; without it each frame is read
+    alone, as a photo). With ``refusals``, plain mode also returns what it could not
+    read, with ``"card": None`` (the tracker holds a card while something unreadable
+    lies over it); never a guess."""
     if mode == "sticker":
         from vision.stickers import read_stickers
         return [s.to_json() for s in read_stickers(frame, decoder=decoder, zones=zones)]
@@ -38,7 +41,7 @@ def recognize(frame: np.ndarray, mode: str = "sticker", zones: Optional[Callable
             raise RecognizeError("plain mode needs the deck's templates: give --deck FILE "
                                  "(made by `euchre-table calibrate deck`)")
         from vision.plain import recognize_plain
-        found = [_as_json(s, zones) for s in recognize_plain(frame, deck, zones=zones)]
+        found = [_as_json(s, zones) for s in recognize_plain(frame, deck, zones=zones, table=table)]
         # A refusal carries no card: a consumer must never see a guess.
         return [s for s in found if refusals or s["card"] is not None]
     raise RecognizeError(f"unknown mode {mode!r}: choose sticker or plain")

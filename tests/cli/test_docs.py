@@ -20,12 +20,9 @@ PAGE_NAME = re.compile(r"[\w./-]*\b[\w-]+\.md\b")
 def _missing_page(name: str) -> bool:
     name = name.lstrip("./")
     return not ((ROOT / name).is_file() or (ROOT / "docs" / Path(name).name).is_file())
-REWRITTEN = {"vision-plain.md"}   # its own rewrite brings it in line
 
 
-@pytest.mark.parametrize("page", [
-    pytest.param(p, marks=pytest.mark.xfail(reason="being rewritten", strict=False))
-    if p.name in REWRITTEN else p for p in PAGES], ids=lambda p: p.name)
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_no_page_points_to_documents_users_do_not_have(page):
     bad = [f"{page.name}:{n}: {line.strip()[:100]}"
            for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)

@@ -349,3 +349,42 @@ def test_the_boards_scanner_deals_the_computers_cards(tmp_path):
     assert any("damaged or foreign code" in s for s in rec.said)
     bodies = [r.body for r in svc.log.records()]
     assert sum('"sealed"' in b for b in bodies) == 5 and not any('"JH"' in b for b in bodies)
+
+
+class PlainCamera(SceneCamera):
+    """The fake camera with plain cards (no stickers) on the printed mat."""
+
+    def read(self):
+        from vision.synth import compose_frame
+        frame, _ = compose_frame([{"card": c, "at": z, "sticker": False} for c, z in self.on_table.items()],
+                                 size=(640, 480), rng=self.rng, paper=True)
+        return frame
+
+
+@needs_art
+def test_plain_cards_on_the_printed_mat_reach_the_referee_through_the_learnt_table(tmp_path):
+    # Plain mode: the service keeps a model of the empty table, fed by its camera's frames,
+    # against which the white cards on the white paper mat are found.
+    import numpy as np
+    from bench.plain_tuning.scenes import art_deck
+    from vision.synth import compose_frame
+    from vision.zones import calibrate
+    frame, _ = compose_frame([], size=(640, 480), rng=np.random.default_rng(1), paper=True)
+    calibrate(frame).save(tmp_path / "zones.json")
+    art_deck("standard").save(tmp_path / "deck.npz")
+    cfg = check_config({"table": {"state_dir": str(tmp_path), "first_dealer": "S"},
+                        "seats": {"W": {"kind": "computer", "level": "medium"}},
+                        "vision": {"k": 2, "m": 2, "mode": "plain", "deck": "deck.npz",
+                                   "zones": "zones.json"},
+                        "reader": {"kind": "rack", "practice": True}})
+    rec, cam = Recorder(), PlainCamera()
+    svc = TableService(cfg, camera=cam, screen=rec, speaker=rec, panel=rec, clock=Clock(),
+                       monotonic=Clock())
+    for _ in range(3):                                      # the empty table, seen first
+        svc.step()
+    assert svc.table is not None and svc.table.ready
+    for card in W_CARDS[:3]:
+        cam.on_table = {card: "RACK"}
+        assert steps_until(svc, lambda card=card: card in svc.ctl.computers["W"].slots), card
+    cam.on_table = {"KH": "UP"}
+    assert steps_until(svc, lambda: svc.ctl.referee.state["upcard"] == "KH")

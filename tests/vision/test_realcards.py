@@ -52,8 +52,6 @@ def test_the_real_scene_never_names_a_card(decks):
 
 
 @needs_art
-@pytest.mark.xfail(strict=True, reason="the plain-deck reader does not find this real card on "
-                                       "a cluttered desk yet (it finds cards on a uniform cloth)")
 def test_the_real_card_in_the_scene_is_found(decks):
     img = cv2.imread(str(GEAXGX / "scene.png"))
     truth = np.asarray(_labels(GEAXGX)["images"][0]["cards"][0]["corners"], float)

@@ -1,0 +1,64 @@
+"""Tests of vision.plain.background: the learnt empty table, its edges, and what differs from it."""
+import numpy as np
+import pytest
+
+from bench.plain_tuning.scenes import place, scene
+from vision.plain.background import TableModel
+
+
+@pytest.fixture(scope="module")
+def mat_scene():
+    from vision import art
+    if not art.art_available():
+        pytest.skip("KDE card art not installed")
+    # A card over the South zone's line of the printed mat.
+    return scene([place("9S", (210, 199), 20)], seed=4, paper=True)
+
+
+def test_an_empty_table_learnt_shows_nothing_and_a_card_shows():
+    table = TableModel()
+    empty = np.full((120, 160, 3), (40, 110, 40), np.uint8)
+    table.learn(empty)
+    frame = empty.copy()
+    frame[40:80, 60:90] = 230
+    mask = table.foreground(frame)
+    assert mask.shape == frame.shape[:2]
+    assert mask[60, 75] and not mask[10, 10] and not mask[100, 140]
+
+
+def test_a_change_of_light_is_not_a_card():
+    rng = np.random.default_rng(1)
+    empty = np.clip(rng.normal(120, 6, (240, 320, 3)), 0, 255).astype(np.uint8)
+    table = TableModel()
+    table.learn(empty)
+    # The camera's exposure and white balance change (a lamp switched on).
+    brighter = np.clip(empty.astype(float) * [1.25, 1.15, 1.05] + 10, 0, 255).astype(np.uint8)
+    assert (table.foreground(brighter) > 0).mean() < 0.01
+
+
+def test_learning_several_frames_averages_them():
+    rng = np.random.default_rng(2)
+    base = rng.integers(60, 200, (48, 64, 3)).astype(np.float64)
+    table = TableModel()
+    for _ in range(6):
+        table.learn(np.clip(base + rng.normal(0, 8, base.shape), 0, 255).astype(np.uint8))
+    assert table.learnt == 6
+    assert np.abs(table.mean - base).mean() < 4.5     # one frame alone is ~6.4 off
+
+
+def test_the_tables_own_edges_stay_except_where_a_card_hides_them(mat_scene):
+    import cv2
+    frame, empty, truth = mat_scene
+    table = TableModel()
+    table.learn(empty)
+    all_edges = table.table_edges()
+    still = table.table_edges(frame)
+    assert all_edges.shape == frame.shape[:2] and all_edges.any()
+    card = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillConvexPoly(card, np.round(truth[0]["corners"]).astype(np.int32), 1)
+    inner = cv2.erode(card, np.ones((9, 9), np.uint8)) > 0
+    # The mat's lines under the card are no longer the table's; those away from it are.
+    hidden = (all_edges[inner] > 0).sum()
+    assert hidden > 50 and (still[inner] > 0).sum() < 0.1 * hidden
+    far = cv2.dilate(card, np.ones((41, 41), np.uint8)) == 0
+    assert (still[far] > 0).sum() >= 0.95 * (all_edges[far] > 0).sum()

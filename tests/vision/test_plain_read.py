@@ -1,0 +1,110 @@
+"""Tests of vision.plain.straighten, read and decide: a found card warped upright, compared with the templates, named or refused."""
+import cv2
+import numpy as np
+import pytest
+
+from bench.plain_tuning.scenes import art_deck
+from engine.cards import Card
+from vision import art
+from vision.plain import decide, read
+from vision.plain.straighten import CANON_H, portrait_orders, upright_views, white_balanced
+
+needs_art = pytest.mark.skipif(not art.art_available(),
+                               reason="KDE card art (kdegames-card-data-kf5, librsvg2-bin) not installed")
+
+
+def _laid(card, design="standard", angle=17.0, scale=0.45, cloth=(40, 110, 40), blur=0.7, noise=2.0,
+          gain=(1.0, 1.0, 1.0), seed=0):
+    """A photo of a card lying on a cloth (the art shrunk, turned, softened, noisy) and
+    its four corners."""
+    face = art.card_image(design, Card(card), 300)
+    h, w = face.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
+    m[:, 2] += (200 - w / 2, 160 - h / 2)
+    warped = cv2.warpAffine(face, m, (400, 320), flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
+    a = warped[:, :, 3:4].astype(np.float32) / 255.0
+    img = warped[:, :, :3] * a + np.array(cloth, np.float32) * (1 - a)
+    img = cv2.GaussianBlur(img, (0, 0), blur) * np.array(gain, np.float32)
+    img += np.random.default_rng(seed).normal(0, noise, img.shape)
+    corners = cv2.transform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32), m)[0]
+    return np.clip(img, 0, 255).astype(np.uint8), corners
+
+
+def test_the_card_is_laid_portrait_both_ways_up():
+    q = np.array([[10, 10], [110, 10], [110, 80], [10, 80]], np.float32)     # landscape
+    up, turned = portrait_orders(q)
+    assert np.hypot(*(up[1] - up[0])) < np.hypot(*(up[2] - up[1]))       # the top is a short side
+    assert np.allclose(turned, np.roll(up, -2, axis=0))
+    frame = np.zeros((100, 130, 3), np.uint8)
+    views = upright_views(frame, q, 0.7)
+    assert [v.shape for v in views] == [(CANON_H, round(CANON_H * 0.7), 3)] * 2
+
+
+def test_the_cards_own_paper_is_its_white():
+    rng = np.random.default_rng(1)
+    view = rng.integers(30, 200, (160, 112, 3)).astype(np.uint8)
+    view[::7] = 240                                   # paper among the print
+    cast = np.clip(view.astype(float) * [0.7, 0.9, 1.2], 0, 255).astype(np.uint8)   # a warm lamp
+    a, b = white_balanced(view), white_balanced(cast)
+    assert np.abs(a - b).mean() < 0.02
+
+
+@needs_art
+def test_a_template_slips_patch_by_patch_onto_a_view_a_little_off():
+    deck = art_deck()
+    t = deck.templates[deck.index("QH")].face
+    shifted = np.roll(t.soft, (2, -2), axis=(0, 1))
+    score, offsets = read.patch_match(shifted, t.soft)
+    assert score > 0.97 and all(o == (2, -2) for o in offsets)
+    assert read.ncc(read.compared(shifted), read.compared(t.soft)) < score
+
+
+@needs_art
+@pytest.mark.parametrize("card,other", [("9S", "9C"), ("KS", "KC"), ("AH", "AD"), ("10D", "10H")])
+def test_the_close_look_tells_a_card_from_its_look_alike(card, other):
+    deck = art_deck()
+    img, corners = _laid(card)
+    faces = decide.view_faces(upright_views(img, corners, deck.aspect))
+    a, b = deck.index(card), deck.index(other)
+    way = int(np.argmax([read.patch_match(f.soft, deck.templates[a].face.soft)[0] for f in faces]))
+    ta, tb = deck.templates[a].face.sharp, deck.templates[b].face.sharp
+    assert deck.places(a, b)
+    assert read.duel(faces[way].sharp, ta, tb, deck.places(a, b)) > 0.5
+    assert read.duel(faces[way].sharp, tb, ta, deck.places(b, a)) < -0.5
+
+
+@needs_art
+def test_cards_are_named_whatever_the_light():
+    deck = art_deck()
+    for k, (card, gain) in enumerate([("JD", (1, 1, 1)), ("QS", (0.8, 0.9, 1.15)), ("AC", (1.2, 1.05, 0.8)),
+                                      ("10H", (0.6, 0.6, 0.6))]):
+        img, corners = _laid(card, angle=30 + 70 * k, gain=gain, seed=k)
+        r = decide.read_views(upright_views(img, corners, deck.aspect), deck)
+        assert r.card == Card(card), (card, r.reason)
+        assert r.score >= decide.MIN_SCORE and r.margin >= decide.MIN_MARGIN
+
+
+@needs_art
+def test_a_card_of_another_deck_or_not_of_euchre_is_refused():
+    deck = art_deck()
+    img, corners = _laid("KH", design="penguins")
+    assert decide.read_views(upright_views(img, corners, deck.aspect), deck).card is None
+    # A real photograph of a two of clubs (not a Euchre card), straightened.
+    two = cv2.imread("tests/data/realcards/geaxgx/extracted_card.png")
+    h, w = two.shape[:2]
+    q = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    r = decide.read_views(upright_views(two, q, deck.aspect), deck)
+    assert r.card is None and r.reason
+
+
+@needs_art
+def test_a_finger_over_the_index_is_refused_not_guessed():
+    deck = art_deck()
+    img, corners = _laid("KS", angle=0)
+    views = upright_views(img, corners, deck.aspect)
+    # A skin-coloured fingertip over both corner indices (what tells KS from KC).
+    for v in views:
+        cv2.ellipse(v, (14, 24), (16, 22), 0, 0, 360, (120, 150, 205), -1)
+        cv2.ellipse(v, (v.shape[1] - 14, v.shape[0] - 24), (16, 22), 0, 0, 360, (120, 150, 205), -1)
+    r = decide.read_views(views, deck)
+    assert r.card in (None, Card("KS"))

@@ -1,0 +1,185 @@
+"""Plain-deck recognition: ordinary cards found on any table and read against the deck calibrated through the camera.
+
+Stages, each its own module (details and measured figures in docs/vision-plain.md):
+
+- ``background``: the empty table, learnt from the camera's frames (service only);
+- ``find``: card-shaped outlines, by the straight steps along their sides;
+- ``straighten``: the face warped upright at the canonical size, in its own light;
+- ``read``: features, matching, and the close look where two cards differ;
+- ``decide``: which card, or a refusal with its reason;
+- ``deck``: the calibrated deck and its file.
+
+>>> deck = load_deck("my-deck.npz")                        # doctest: +SKIP
+>>> [s.card for s in recognize_plain(frame, deck)]         # doctest: +SKIP
+[Card('JH'), None]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import cv2
+import numpy as np
+
+from engine.cards import Card
+from vision.plain.deck import DeckError, PlainDeck, load_deck
+
+__all__ = ["Sighting", "PlainDeck", "DeckError", "load_deck", "recognize_plain", "SIZE_RANGE"]
+
+SIZE_RANGE = (0.75, 1.35)
+"""Outlines whose long side lies outside this range of the calibrated card's (a card seen
+through the same camera) are not cards: a mat's box, a card's own picture frame."""
+MIN_CARD_PX = 60
+"""Smallest card (long side, px) looked for when the deck gives no size."""
+
+
+@dataclass
+class Sighting:
+    """One card-shaped thing seen in a frame.
+
+    ``card`` is the engine card, or None when the reader refuses (``reason`` says why);
+    ``corners`` are 4 image points (x, y), clockwise from the card's top-left corner as
+    the card reads upright when it was read, else in image order; ``confidence`` is how
+    well the face matches the card's template (0-1), ``margin`` its lead in the closest
+    duel; ``zone`` is the zone of the card's centre when a zone map was given; ``guess``
+    is the best candidate even when refused (for diagnostics, never for play).
+    """
+
+    card: Optional[Card]
+    corners: list
+    confidence: float
+    zone: Optional[str] = None
+    margin: float = 0.0
+    reason: Optional[str] = None
+    guess: Optional[Card] = None
+    detail: Optional[dict] = None
+
+    @property
+    def center(self):
+        """The mean of the four corners, (x, y)."""
+        pts = np.asarray(self.corners, dtype=float)
+        return float(pts[:, 0].mean()), float(pts[:, 1].mean())
+
+    def as_dict(self) -> dict:
+        """JSON-ready form: ``card`` as text or None, corners as lists of floats."""
+        return {
+            "card": None if self.card is None else str(self.card),
+            "zone": self.zone,
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "confidence": round(float(self.confidence), 3),
+            "margin": round(float(self.margin), 3),
+            "reason": self.reason,
+        }
+
+
+def _expected_size(deck: PlainDeck, frame) -> Optional[float]:
+    return deck.card_px * frame.shape[0] if deck.card_px else None
+
+
+def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable] = None,
+                    table=None) -> list:
+    """The cards in a BGR frame, as :class:`Sighting` objects (refusals included).
+
+    ``zones``: a callable image point -> zone (a ``vision.zones.Calibration``).
+    ``table``: a ``vision.plain.background.TableModel`` that has seen the empty table
+    (the service keeps one and passes every frame): the table's own edges are then
+    ignored, and what differs from the table without being a readable card (a hand)
+    is reported as a refusal. Without it, the frame is read alone (a single photo)."""
+    from vision.plain.decide import read_views
+    from vision.plain.find import find_outlines
+    from vision.plain.straighten import portrait_orders, upright_views
+    frame = np.asarray(frame)
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError(f"recognize_plain needs a BGR colour image (height, width, 3), got shape {frame.shape}")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"recognize_plain needs an 8-bit image, got {frame.dtype}")
+    foreground = None
+    if table is not None:
+        # A still table gives the same sightings: cards lie still for several frames, and
+        # a Raspberry Pi need not read them again while nothing in view changes.
+        cells = _cells(frame)
+        last = getattr(table, "last_read", None)
+        if last is not None and last[0].shape == cells.shape and last[2] is deck \
+                and float(np.abs(cells - last[0]).max()) <= STILL_CELL:
+            return [_copy(s, zones) for s in last[1]]
+        foreground = table.foreground(frame)
+    size = _expected_size(deck, frame)
+    if size:
+        kw = dict(sizes=(size,), min_long=SIZE_RANGE[0] * size, max_long=SIZE_RANGE[1] * size)
+    else:
+        kw = dict(min_long=MIN_CARD_PX)
+    outlines = find_outlines(frame, deck.aspect, table=table, **kw)
+    # Outermost first: an outline inside a card that was read is part of that card
+    # (its picture's frame); inside a refusal it may be a card (in a mat's box).
+    order = sorted(range(len(outlines)), key=lambda i: -outlines[i].area)
+    part_of_named = set()
+    sightings = []
+    for i in order:
+        if i in part_of_named:
+            continue
+        o = outlines[i]
+        r = read_views(upright_views(frame, o.corners, deck.aspect), deck)
+        up, turned = portrait_orders(o.corners)
+        if r.card is not None:
+            part_of_named.update(o.inside)
+        s = Sighting(r.card, (turned if r.turned else up).tolist(), r.score, None, r.margin, r.reason,
+                     r.guess, r.detail)
+        sightings.append((i, s))
+    # A refusal that holds a named card is the mat's box (or a tray) around it: dropped.
+    named_inside = {i for i, s in sightings if s.card is not None}
+    out = [s for i, s in sightings
+           if s.card is not None or not (set(outlines[i].inside) & named_inside)]
+    if foreground is not None:
+        out += _unexplained(foreground, out, size)
+        table.last_read = (cells, [_copy(s, None) for s in out], deck)
+    if zones is not None:
+        for s in out:
+            s.zone = zones(s.center)
+    return out
+
+
+STILL_CELL = 3.0
+"""Largest change (grey levels, averaged over 16x16 px cells) of a frame that counts as the
+same view as the last one read."""
+
+
+def _cells(frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    return cv2.resize(grey, (max(1, w // 16), max(1, h // 16)), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def _copy(s: "Sighting", zones) -> "Sighting":
+    out = Sighting(s.card, [list(map(float, p)) for p in s.corners], s.confidence, None, s.margin, s.reason,
+                   s.guess, s.detail)
+    if zones is not None:
+        out.zone = zones(out.center)
+    return out
+
+
+def _unexplained(foreground: np.ndarray, sightings: list, size: Optional[float]) -> list:
+    """Refusals for what differs from the empty table without being a card read or
+    refused (a hand over a card, a card cut by a sleeve): the tracker holds the cards
+    placed there while it lies."""
+    mask = foreground.copy()
+    for s in sightings:
+        cv2.fillConvexPoly(mask, np.round(np.asarray(s.corners)).astype(np.int32), 0)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    cs, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    least = 0.25 * (size or MIN_CARD_PX) ** 2 * 0.7
+    out = []
+    for c in cs:
+        if cv2.contourArea(c) < least:
+            continue
+        # Reported where the blob is thickest (a palm, or the card under it), not at
+        # its middle, which an arm reaching in from the table's edge would pull away.
+        x, y, w, h = cv2.boundingRect(c)
+        blob = np.zeros((h + 2, w + 2), np.uint8)
+        cv2.drawContours(blob, [c], -1, 255, -1, offset=(1 - x, 1 - y))
+        dist = cv2.distanceTransform(blob, cv2.DIST_L2, 5)
+        _, r, _, (px, py) = cv2.minMaxLoc(dist)
+        half = max(r, 0.35 * (size or MIN_CARD_PX))
+        cx, cy = px - 1 + x, py - 1 + y
+        box = [[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half], [cx - half, cy + half]]
+        out.append(Sighting(None, box, 0.0, reason="something that is not a card lies here (a hand?)"))
+    return out

@@ -1,0 +1,191 @@
+"""The empty table, learnt from the camera's frames: what differs from it is where cards (or hands) lie.
+
+The camera above the table sees the empty table before every hand. ``TableModel``
+keeps the empty table's picture (at up to 640 px wide) and its edges: the printed
+mat's lines and markers, a cloth's pattern, wood grain. Two things come out of it:
+
+- ``table_edges()``: where the table itself has edges. The card finder ignores edges
+  there, so that a white card on the white mat is bounded by its own outline only,
+  not by the mat's lines, and a card on wood is not joined to the grain.
+- ``foreground(frame)``: the places whose colour differs from the table's (cards,
+  hands), after matching the frame's light to the model (a gain and an offset per
+  channel, fitted over the places that still look like the table: a lamp switched
+  on, the camera's automatic exposure or white balance).
+
+The model follows the table slowly wherever nothing lies (``LEARN_RATE`` per frame).
+
+>>> import numpy as np
+>>> table = TableModel()
+>>> empty = np.full((120, 160, 3), (40, 110, 40), np.uint8)
+>>> table.learn(empty)
+>>> frame = empty.copy(); frame[40:80, 60:90] = 230
+>>> mask = table.foreground(frame)
+>>> bool(mask[60, 75]), bool(mask[10, 10])
+(True, False)
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import cv2
+import numpy as np
+
+WORK_WIDTH = 640
+"""Frames wider than this are modelled at this width (the finder's edge resolution)."""
+COARSE = 8
+"""The colour comparison is made on cells of this many work pixels a side."""
+LEARN_RATE = 0.05
+"""How fast the model follows the table where nothing lies (per frame)."""
+FINE_EVERY = 5
+"""The full-resolution picture of the table is updated every this many frames."""
+EDGE_REFRESH = 25
+"""The table's edges are recomputed from the model every this many updates."""
+MIN_SPREAD = 3.0
+"""Least variation (colour units) assumed at any place."""
+THRESHOLD = 4.0
+"""A place is foreground when it differs from the table by this many times its spread ..."""
+MIN_DIFFERENCE = 14.0
+"""... and by at least this much (YCrCb units, chroma doubled)."""
+SAME_GREY = 40
+"""A pixel differing from the table by more grey levels than this has changed (a mat line
+hidden by a card changes by far more; a card's blur spilling over a line beside it,
+by less)."""
+
+
+def _work(frame: np.ndarray) -> np.ndarray:
+    h, w = frame.shape[:2]
+    if w <= WORK_WIDTH:
+        return frame
+    return cv2.resize(frame, (WORK_WIDTH, int(round(h * WORK_WIDTH / w))), interpolation=cv2.INTER_AREA)
+
+
+def _ycc(img: np.ndarray) -> np.ndarray:
+    ycc = cv2.cvtColor(img, cv2.COLOR_BGR2YCrCb).astype(np.float32)
+    ycc[:, :, 1:] *= 2.0
+    return ycc
+
+
+class TableModel:
+    """A learnt picture of the empty table (see the module's description)."""
+
+    def __init__(self):
+        self.mean: Optional[np.ndarray] = None      # work-size BGR float32
+        self.coarse: Optional[np.ndarray] = None    # coarse YCrCb float32
+        self.spread: Optional[np.ndarray] = None    # coarse float32
+        self.learnt = 0
+        self.edges: Optional[np.ndarray] = None     # work-size uint8, dilated
+        self.shape: Optional[tuple] = None          # frame (h, w)
+        self.updates = 0
+
+    @property
+    def ready(self) -> bool:
+        """True once the table has been seen."""
+        return self.mean is not None
+
+    def learn(self, frame: np.ndarray) -> None:
+        """Take this frame as (more of) the empty table: the first frame starts the model
+        (as does a frame of another size); more frames of the empty table are averaged
+        in, and how much each place varies between them is kept."""
+        work = _work(frame)
+        small = self._coarse(work)
+        if not self.ready or self.shape != frame.shape[:2]:
+            self.mean = work.astype(np.float32)
+            self.coarse = small
+            self.shape = frame.shape[:2]
+            self.learnt = 1
+            # A patterned cloth varies more from place to place: it may vary more in time too.
+            blur = cv2.blur(small, (3, 3))
+            spread = np.sqrt(((small - blur) ** 2).sum(axis=2)) * 1.5
+            self.spread = cv2.dilate(np.maximum(spread, MIN_SPREAD), np.ones((3, 3), np.uint8))
+        else:
+            self.learnt += 1
+            k = 1.0 / self.learnt
+            self.spread = np.maximum(self.spread, 1.5 * np.sqrt(((small - self.coarse) ** 2).sum(axis=2)))
+            cv2.accumulateWeighted(work.astype(np.float32), self.mean, k)
+            cv2.accumulateWeighted(small, self.coarse, k)
+        self.edges = None      # made again from the new picture when next needed
+        self.updates = 0
+
+    def _coarse(self, work: np.ndarray) -> np.ndarray:
+        h, w = work.shape[:2]
+        return _ycc(cv2.resize(work, (max(1, w // COARSE), max(1, h // COARSE)), interpolation=cv2.INTER_AREA))
+
+    def _refresh_edges(self) -> None:
+        from vision.plain.find import edge_map
+        mean = np.clip(self.mean, 0, 255).astype(np.uint8)
+        luma, chroma = edge_map(mean, 1.0)
+        both = luma | cv2.resize(chroma, (luma.shape[1], luma.shape[0]), interpolation=cv2.INTER_NEAREST)
+        self.edges = cv2.dilate(both, np.ones((3, 3), np.uint8))
+        self.grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY)
+
+    def table_edges(self, frame: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
+        """Where the empty table has edges (uint8, work size), or None before learning.
+        Given the frame, only the table's edges still seen there: where a card hides a
+        mat line, the card's own edge along it is kept."""
+        if not self.ready:
+            return None
+        if self.edges is None:
+            self._refresh_edges()
+        if frame is None:
+            return self.edges
+        grey = cv2.cvtColor(_work(frame), cv2.COLOR_BGR2GRAY)
+        if grey.shape != self.grey.shape:
+            return self.edges
+        # The camera's exposure may have changed (a white card in view): match the
+        # frame's grey to the table's first, over the places that still look alike.
+        g, ref = grey[::4, ::4].astype(np.float32), self.grey[::4, ::4].astype(np.float32)
+        ratio = np.median((ref + 8) / (g + 8))
+        like = np.abs(g * ratio - ref) < 2 * SAME_GREY
+        if like.sum() > 100:
+            ratio = float(np.median((ref[like] + 8) / (g[like] + 8)))
+        grey = cv2.convertScaleAbs(grey, alpha=ratio, beta=8 * (ratio - 1))
+        changed = cv2.absdiff(grey, self.grey) > SAME_GREY
+        # A card's edge beside a hidden line differs within a pixel or two of it.
+        changed = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
+        return cv2.bitwise_and(self.edges, cv2.bitwise_not(changed * 255))
+
+    def _matched(self, ycc: np.ndarray, ref: np.ndarray, like: np.ndarray) -> np.ndarray:
+        out = ycc.copy()
+        if like.sum() < 50:
+            return out
+        for ch in range(3):
+            x, y = ycc[:, :, ch][like], ref[:, :, ch][like]
+            vx = float(x.var())
+            gain = float(((x - x.mean()) * (y - y.mean())).mean() / vx) if vx > 1.0 else 1.0
+            gain = float(np.clip(gain, 0.6, 1.6))
+            out[:, :, ch] = gain * ycc[:, :, ch] + float(np.median(y - gain * x))
+        return out
+
+    def foreground(self, frame: np.ndarray, update: bool = True) -> np.ndarray:
+        """Mask (uint8 0/255, the frame's size) of the places that differ in colour from
+        the empty table, holes filled. With ``update``, the table is learnt a little
+        more where nothing lies. A frame of another size starts a new model."""
+        if not self.ready or self.shape != frame.shape[:2]:
+            self.learn(frame)
+            return np.zeros(frame.shape[:2], np.uint8)
+        work = _work(frame)
+        ycc = self._coarse(work)
+        ref = self.coarse
+        d = np.sqrt(((ycc - ref) ** 2).sum(axis=2))
+        like = d < np.percentile(d, 50) + 2 * MIN_SPREAD
+        ycc = self._matched(ycc, ref, like)
+        d = np.sqrt(((ycc - ref) ** 2).sum(axis=2))
+        fg = ((d >= MIN_DIFFERENCE) & (d >= THRESHOLD * self.spread)).astype(np.uint8) * 255
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+        cs, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(fg, cs, -1, 255, -1)
+        wh, ww = work.shape[:2]
+        fg_work = cv2.resize(fg, (ww, wh), interpolation=cv2.INTER_NEAREST)
+        if update:
+            still = (cv2.dilate(fg, np.ones((3, 3), np.uint8)) == 0).astype(np.uint8)
+            # The light-matched colour is learnt, so that a slow change of light is followed.
+            cv2.accumulateWeighted(ycc, self.coarse, LEARN_RATE, mask=still)
+            self.updates += 1
+            if self.updates % FINE_EVERY == 0:
+                still_work = cv2.resize(still, (ww, wh), interpolation=cv2.INTER_NEAREST)
+                cv2.accumulateWeighted(work.astype(np.float32), self.mean,
+                                       1 - (1 - LEARN_RATE) ** FINE_EVERY, mask=still_work)
+            if self.updates % EDGE_REFRESH == 0:
+                self._refresh_edges()
+        h, w = frame.shape[:2]
+        return cv2.resize(fg_work, (w, h), interpolation=cv2.INTER_NEAREST)

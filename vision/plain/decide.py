@@ -1,0 +1,215 @@
+"""Deciding which card a straightened view shows, or refusing: the close candidates meet in duels; ink colour; covers.
+
+1. *Shortlist*: the calibrated cards whose low-resolution face is closest, both ways up.
+2. *Match*: each shortlisted card's template is laid on the view, patch by patch
+   (``read.patch_match``); the ones within ``RIVAL_GAP`` of the best are contenders.
+3. *Duels*: every contender meets every other. A red card against a black one is
+   settled by the print's colour where that is clear; otherwise by the close look at
+   the places where the two templates differ (``read.duel``), the challenger laid both
+   ways up. A contender's margin is its worst duel; the contender with the best margin
+   is the candidate.
+4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
+   by ``MIN_MARGIN``, its print has its suit's colour, and no part of the face differs
+   from its template in grey or colour (a finger, a coaster: ``MAX_CELL``,
+   ``MAX_TINT``). Otherwise the reading is a refusal with a reason.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from engine.cards import Card
+from vision.plain import read
+from vision.plain.straighten import white_balanced
+
+SHORTLIST_GAP = 0.12
+"""Cards whose low-resolution match is within this of the best are matched closely
+(at most ``SHORTLIST_MAX``, and at least ``SHORTLIST_MIN`` whatever their match)."""
+SHORTLIST_MAX = 6
+SHORTLIST_MIN = 3
+RIVAL_GAP = 0.15
+"""Cards whose match is within this of the best are contenders."""
+MIN_SCORE = 0.7
+MIN_MARGIN = 0.3
+INK_RED = 0.5
+"""A red card's print shows at least this share of its template's redness ..."""
+INK_BLACK = 0.2
+"""... and a black card's at most this share (measured on the red card's print)."""
+MAX_CELL = 1.2
+"""Largest mean difference (normalized grey) in any cell of the face: more is a cover."""
+CELLS = (4, 6)
+
+
+@dataclass
+class Reading:
+    """What a view was read as: ``card`` (None = refused, ``reason`` says why),
+    ``turned`` (which of the two views was upright), ``score``, ``margin`` and the
+    best candidate ``guess`` even when refused (diagnostics only)."""
+
+    card: Optional[Card]
+    score: float = 0.0
+    margin: float = 0.0
+    turned: int = 0
+    reason: Optional[str] = None
+    guess: Optional[Card] = None
+    detail: Optional[dict] = None
+
+
+def view_faces(views) -> list:
+    """The two ways up of a found card (canonical BGR views) as faces to compare."""
+    up = read.Face.of(white_balanced(views[0]))
+    return [up, up.turned()]
+
+
+MIN_INK_PIXELS = 12
+"""Fewest pixels (soft size) where one card's print is red and the other's black for
+the print's colour to settle a duel."""
+
+
+def _ink_share(faces, deck, red: int, black: int, entry) -> Optional[float]:
+    """How red the view is where the red card ``red`` has red print and the black card
+    ``black`` has dark print (the pips and index both cards share), as a share of how red
+    that print is in the red card's template: about 1 for the red card, 0 for the black
+    one. None when the two do not share enough such print (a court card's robe is
+    coloured in both)."""
+    _, o, offsets = entry
+    t = deck.templates[red]
+    dark = deck.templates[black].dark_ink
+    mask = read.compared(t.red_ink & (dark | dark[::-1, ::-1]))
+    if mask.sum() < MIN_INK_PIXELS:
+        return None
+    view = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
+    return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
+
+
+def _redness(faces, deck, red: int, entry) -> float:
+    """How red the view is where the red card has red print (share of the template's)."""
+    _, o, offsets = entry
+    t = deck.templates[red]
+    mask = read.compared(t.red_ink)
+    if not mask.any():
+        return 0.5
+    view = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
+    return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
+
+
+def read_views(views, deck) -> Reading:
+    """Decide which of the deck's cards the two views (upright and turned) show."""
+    faces = view_faces(views)
+    small = np.stack([f.small for f in faces])
+    coarse = small @ deck.small.T                     # (2, n)
+    best = coarse.max()
+    # Each shortlisted card is matched the way up its coarse match prefers, and the
+    # other way too when that is nearly as good.
+    # Each shortlisted card is laid on the view whole, both ways up (one call each); the
+    # best of them are then laid patch by patch, the way up that suited them.
+    ranked = np.argsort(-coarse.max(axis=0))[:SHORTLIST_MAX]
+    whole = {}
+    for n, i in enumerate(ranked):
+        i = int(i)
+        if n >= SHORTLIST_MIN and coarse[:, i].max() < best - SHORTLIST_GAP:
+            break
+        # The way up the low-resolution print prefers; the other way too unless it is far worse.
+        ways = [read.global_match(faces[o].soft, deck.templates[i].face.soft)
+                if coarse[o, i] >= coarse[:, i].max() - 0.1 else -1.0 for o in (0, 1)]
+        whole[i] = (max(ways), int(np.argmax(ways)), ways)
+    first = max(v[0] for v in whole.values())
+    fine = {}
+    for i, (sc, o, _) in whole.items():
+        if sc >= first - RIVAL_GAP:
+            s, offsets = read.patch_match(faces[o].soft, deck.templates[i].face.soft)
+            fine[i] = (max(s, sc), o, offsets)
+    top = max(v[0] for v in fine.values())
+    contenders = [i for i in fine if fine[i][0] >= top - RIVAL_GAP]
+    inks, duels = {}, {}
+
+    def duel(x, y):
+        if (x, y) in duels:
+            return duels[(x, y)]
+        if deck.red[x] != deck.red[y]:
+            # Red against black is settled by the print's colour where it is clear.
+            red, black = (x, y) if deck.red[x] else (y, x)
+            if (red, black) not in inks:
+                inks[(red, black)] = _ink_share(faces, deck, red, black, fine[red])
+            share = inks[(red, black)]
+            if share is not None and (share >= INK_RED or share <= INK_BLACK):
+                duels[(x, y)] = 1.0 if (share >= INK_RED) == bool(deck.red[x]) else -1.0
+                return duels[(x, y)]
+        # x, on the view the way up that suits it, must beat y laid either way up
+        # (the way up y matches worse is skipped when it is far worse: it cannot win there).
+        view = faces[fine[x][1]].sharp
+        tx, ty = deck.templates[x].face.sharp, deck.templates[y].face.sharp
+        same = fine[x][1] == fine[y][1]
+        values = []
+        if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
+            values.append(read.duel(view, tx, ty, deck.places(x, y)))
+        if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
+            values.append(read.duel(view, tx, ty[::-1, ::-1], deck.places(x, y, turned=True)))
+        duels[(x, y)] = min(values)
+        return duels[(x, y)]
+
+    # Coarse match of each contender both ways up, to know which ways up are worth a duel.
+    # How well each card matches the view whole, either way up (to know which ways up
+    # are worth a duel).
+    orient = {i: {0: whole[i][2][0], 1: whole[i][2][1]} for i in fine}
+    # The best match meets every other contender and every look-alike of its own
+    # (a look-alike whose match with the view is poor may be the true card seen through
+    # a poorly found outline); if it loses a duel, the winner is tried in its place
+    # (each card at most once).
+    a = max(contenders, key=lambda i: fine[i][0])
+    tried = set()
+    while True:
+        tried.add(a)
+        for y in deck.alike[a]:
+            if y not in fine:
+                # Laid on the view whole only; its patches are taken to lie where the
+                # candidate's did (a look-alike's print lies where the candidate's does).
+                ways = [read.global_match(faces[w].soft, deck.templates[y].face.soft) for w in (0, 1)]
+                w = int(np.argmax(ways))
+                fine[y] = (ways[w], w, fine[a][2] if fine[a][1] == w else [(-dy, -dx) for dy, dx in fine[a][2][::-1]])
+                orient[y] = {0: ways[0], 1: ways[1]}
+        rivals = set(contenders) | set(deck.alike[a])
+        results = {y: duel(a, y) for y in rivals if y != a}
+        lost = [y for y, v in results.items() if v < 0 and y not in tried]
+        if not lost:
+            break
+        a = min(lost, key=lambda y: results[y])
+    margin = min(results.values(), default=1.0)
+    rival = min(results, key=results.get, default=None)
+    rival = deck.cards[rival] if rival is not None else None
+    score, o, offsets = fine[a]
+    card = deck.cards[a]
+    t = deck.templates[a]
+    # The candidate's own print must have its suit's colour.
+    if deck.red[a]:
+        ink = _redness(faces, deck, a, fine[a])
+        colour_ok = ink >= INK_RED
+    else:
+        mask = read.compared(t.dark_ink)
+        view_red = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
+        ink = float(view_red[mask].mean()) / max(deck.red_level, 1e-3) if mask.any() else 0.0
+        colour_ok = ink <= INK_BLACK
+    # Cover: no cell of the face may differ much from the template.
+    va = read.unit(read.aligned(faces[o].soft, t.face.soft.shape, offsets))
+    ua = read.unit(read.compared(t.face.soft))
+    diff = np.abs(va - ua)
+    cols, rows = CELLS
+    h, w = diff.shape
+    cells = diff[:h // rows * rows, :w // cols * cols].reshape(rows, h // rows, cols, w // cols).mean(axis=(1, 3))
+    cover = float(cells.max())
+    detail = {"score": score, "margin": margin, "rival": rival, "top": top, "ink": ink, "cell": cover,
+              "worst": {str(deck.cards[y]): round(-v, 3) for y, v in results.items()} | {str(card): round(margin, 3)}}
+    reading = Reading(card=None, score=score, margin=margin, turned=o, guess=card, detail=detail)
+    if score < MIN_SCORE:
+        reading.reason = f"matches no card well (best {card}, {score:.2f})"
+    elif margin < MIN_MARGIN:
+        reading.reason = f"not clearly told from {rival} (margin {margin:.2f})"
+    elif not colour_ok:
+        reading.reason = f"the print's colour does not fit {card}"
+    elif cover > MAX_CELL:
+        reading.reason = f"part of the face differs from {card}: covered?"
+    else:
+        reading.card = card
+    return reading

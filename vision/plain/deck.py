@@ -1,0 +1,167 @@
+"""A calibrated deck: the 24 faces as the camera saw them, the templates made from them, and the deck file.
+
+>>> deck = load_deck("my-deck.npz")       # doctest: +SKIP
+>>> deck.cards[:3], round(deck.aspect, 2)  # doctest: +SKIP
+([Card('9S'), Card('10S'), Card('JS')], 0.71)
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import cv2
+import numpy as np
+
+from engine.cards import Card
+from vision.plain import read
+from vision.plain.straighten import canon_size, white_balanced
+
+FORMAT = "euchre-table plain deck"
+FORMAT_VERSION = 4
+FACE_H = 200
+LOOK_ALIKES = 5
+"""How many of a card's closest look-alikes it must always be compared with."""
+ALIKE = 0.5
+"""Low-resolution similarity from which two templates are look-alikes."""
+"""Height (px) at which calibrated faces are kept in the deck file."""
+
+
+class DeckError(ValueError):
+    """A deck file that cannot be used, with a message saying what to do."""
+
+
+@dataclass
+class Template:
+    """What one calibrated card looks like, in the card's own light."""
+
+    face: read.Face
+    red_ink: np.ndarray    # bool, soft size: pixels of red print
+    dark_ink: np.ndarray   # bool, soft size: pixels of dark, colourless print
+
+
+def canonical(face_bgr: np.ndarray, aspect: float) -> np.ndarray:
+    """An upright face (any size) at the canonical size, white-balanced."""
+    return white_balanced(cv2.resize(face_bgr, canon_size(aspect), interpolation=cv2.INTER_AREA))
+
+
+def template_of(face_bgr: np.ndarray, aspect: float) -> Template:
+    """A template from an upright face (any size, BGR)."""
+    f = read.Face.of(canonical(face_bgr, aspect))
+    grey = cv2.resize(f.grey, f.soft.shape[::-1], interpolation=cv2.INTER_AREA)
+    return Template(face=f, red_ink=(f.redness > 0.45) & (grey < 0.85),
+                    dark_ink=(grey < 0.45) & (np.abs(f.redness) < 0.25))
+
+
+def _orient(faces: list, aspect: float) -> list:
+    """The faces each turned the way up that agrees best with the others (a deck's
+    cards share their layout, so the close look compares like with like)."""
+    soft = [read.Face.of(canonical(f, aspect)).soft for f in faces]
+    flip = [False] * len(faces)
+    for _ in range(2):
+        for i in range(len(faces)):
+            up = sum(read.ncc(soft[i], soft[j][::-1, ::-1] if flip[j] else soft[j])
+                     for j in range(len(faces)) if j != i)
+            down = sum(read.ncc(soft[i][::-1, ::-1], soft[j][::-1, ::-1] if flip[j] else soft[j])
+                       for j in range(len(faces)) if j != i)
+            # Turned only when clearly better: a card that reads the same both ways up
+            # (a court card) keeps the way it was taken.
+            flip[i] = down > up + 0.02 * (len(faces) - 1)
+    return [f[::-1, ::-1].copy() if t else f for f, t in zip(faces, flip)]
+
+
+@dataclass
+class PlainDeck:
+    """The templates of one physical deck, from one calibration pass through the camera.
+
+    ``faces`` (one upright BGR face per card, as calibrated) are what the file keeps;
+    the templates are made from them when the deck is loaded. ``aspect`` is the card's
+    width over height; ``card_px`` the card's long side as a fraction of the frame's
+    height when calibrated through the camera (None for pictures of cards alone)."""
+
+    name: str
+    cards: list
+    faces: list
+    aspect: float
+    card_px: Optional[float] = None
+    meta: dict = field(default_factory=dict)
+    check: Optional[dict] = None
+    templates: list = field(default_factory=list, repr=False)
+    _places: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        self.cards = [Card(c) for c in self.cards]
+        if not self.templates:
+            self.faces = _orient(self.faces, self.aspect)
+            self.templates = [template_of(f, self.aspect) for f in self.faces]
+        self.small = np.stack([t.face.small for t in self.templates])
+        # Each card's look-alikes (its template close to theirs, either way up): a view
+        # named this card must have beaten them all, whatever their match with the view.
+        up = self.small @ self.small.T
+        down = self.small @ self.small[:, ::-1].T
+        alike = np.maximum(up, down)
+        np.fill_diagonal(alike, -1.0)
+        # The same rank in the other suits always counts: the pairs the index tells apart.
+        self.alike = [sorted({int(j) for j in np.argsort(-alike[i])[:LOOK_ALIKES] if alike[i, j] >= ALIKE}
+                             | {j for j, c in enumerate(self.cards) if j != i and c.rank == self.cards[i].rank})
+                      for i in range(len(self.cards))]
+        self.red = np.array([c.suit in "HD" for c in self.cards])
+        levels = [float(t.face.redness[t.red_ink].mean()) for t, r in zip(self.templates, self.red)
+                  if r and t.red_ink.any()]
+        self.red_level = float(np.median(levels)) if levels else 1.0
+
+    @property
+    def canon_size(self):
+        return canon_size(self.aspect)
+
+    def index(self, card) -> int:
+        return self.cards.index(Card(card))
+
+    def places(self, a: int, b: int, turned: bool = False) -> list:
+        """Where cards ``a`` and ``b`` (``b`` upside down with ``turned``) differ most (cached)."""
+        key = (a, b, True) if turned else ((a, b, False) if a < b else (b, a, False))
+        if key not in self._places:
+            tb = self.templates[key[1]].face.sharp
+            self._places[key] = read.places(self.templates[key[0]].face.sharp, tb[::-1, ::-1] if turned else tb)
+        return self._places[key]
+
+    def save(self, path) -> Path:
+        """Write the deck as a compressed ``.npz``: the faces as PNG bytes and a JSON ``meta``."""
+        path = Path(path)
+        meta = dict(self.meta)
+        meta.update(format=FORMAT, version=FORMAT_VERSION, name=self.name,
+                    cards=[str(c) for c in self.cards], aspect=self.aspect, card_px=self.card_px)
+        blobs = {}
+        for c, f in zip(self.cards, self.faces):
+            ok, buf = cv2.imencode(".png", f)
+            blobs[f"face_{c}"] = np.frombuffer(buf.tobytes(), np.uint8)
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **blobs)
+        return path
+
+
+def load_deck(path) -> PlainDeck:
+    """Read a deck written by ``euchre-table calibrate deck`` (or :meth:`PlainDeck.save`)."""
+    path = Path(path)
+    if not path.is_file():
+        raise DeckError(f"deck file {path} does not exist: make one with "
+                        "`euchre-table calibrate deck --from-dir DIR --out FILE`")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            if meta.get("format") == FORMAT and meta.get("version") == FORMAT_VERSION:
+                faces = [cv2.imdecode(data[f"face_{c}"], cv2.IMREAD_COLOR) for c in meta["cards"]]
+    except (OSError, ValueError, KeyError) as exc:
+        raise DeckError(f"{path} is not a plain-deck file ({exc}): make one with "
+                        "`euchre-table calibrate deck --from-dir DIR --out FILE`") from exc
+    if meta.get("format") != FORMAT:
+        raise DeckError(f"{path} is not a plain-deck file: make one with "
+                        "`euchre-table calibrate deck --from-dir DIR --out FILE`")
+    if meta.get("version") != FORMAT_VERSION:
+        raise DeckError(f"{path} was made by an older version of euchre-table "
+                        f"(format {meta.get('version')}): calibrate the deck again")
+    if any(f is None for f in faces):
+        raise DeckError(f"{path} is damaged (a card's picture cannot be read): calibrate the deck again")
+    return PlainDeck(name=meta.get("name", path.stem), cards=meta["cards"], faces=faces,
+                     aspect=float(meta["aspect"]), card_px=meta.get("card_px"), meta=meta)

@@ -1,0 +1,626 @@
+"""Finding cards in a frame: quadrilaterals of a card's shape with a straight step in the picture along every side.
+
+A card on a table, seen from above, is a convex quadrilateral (a rectangle seen nearly
+straight on) whose four sides are straight steps in the picture: paper against cloth,
+wood or the printed mat. The finder does not model the table's colour, so it works on
+any surface (given the learnt empty table, it ignores the table's own edges):
+
+1. *Edges.* Canny edges of the luma (at up to 640 px wide) and of the chroma (at half
+   that: cameras and JPEG keep colour at half resolution anyway).
+2. *Tier 1.* Each connected blob of edges, filled and opened (a thin line touching a
+   card goes), whose convex hull reduces to a quadrilateral is a candidate.
+3. *Tier 2*, for blobs that are not one card (a card touching a mat line, another card
+   or a hand): the edges are cut into straight pieces; two pieces meeting at about a
+   right angle near their ends are a card's corner, and a corner with the lengths of its
+   sides (or one side and the deck's width/height, or the expected card size) gives a
+   candidate. Candidates with an edge under most of every side go on, one per place.
+4. *Refine.* Each side is moved to the strongest straight step nearly along it (a
+   two-parameter search over lines near the side, at full resolution), the step's place
+   is taken to sub-pixel precision, and the corners are the crossings of the four fitted
+   lines: rounded corners do not pull them in.
+5. *Verify.* Every side must lie on a step over ``MIN_SUPPORT`` of its length (a step of
+   ``STEP`` that stands ``PEAK`` times above the table just outside), the shape must be
+   the deck's, and opposite sides nearly equal. Overlapping outlines are one card.
+
+>>> import numpy as np
+>>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
+[]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import cv2
+import numpy as np
+
+WORK_WIDTH = 640
+"""Frames wider than this are searched for edges at this width (refined at full size)."""
+CANNY_LOW, CANNY_HIGH = 30, 90
+"""Canny thresholds on the luma (Sobel L1 magnitude, about 4x the step in grey levels)."""
+CHROMA_LOW, CHROMA_HIGH = 40, 100
+"""Canny thresholds on the chroma channels (half resolution)."""
+MIN_SEGMENT = 15.0
+"""Shortest straight edge piece (work pixels) that may be a card's side."""
+STEP = 6.0
+"""Least colour step (YCrCb units, chroma weighted x2, across 2 px) that counts as an edge."""
+PEAK = 1.5
+"""How much stronger than the steps beside it a side's step must be."""
+MIN_SUPPORT = 0.8
+"""Least fraction of every side that must lie on a step."""
+MIN_SEEN = 0.4
+"""Least fraction of a side off the empty table's own edges for it to be judged."""
+MAX_SKEW = 0.2
+"""Largest relative difference between opposite sides."""
+ASPECT_TOLERANCE = 0.15
+"""Largest relative difference between an outline's width/height and the deck's."""
+MIN_LONG_SIDE = 50.0
+"""Smallest card (long side, in frame pixels) looked for."""
+CHROMA_WEIGHT = 2.0
+"""Weight of chroma against luma in a colour step."""
+OPEN_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+
+
+@dataclass
+class Outline:
+    """A card-shaped outline in a frame: ``corners`` (4, 2) clockwise in image order,
+    frame pixels; ``support`` is the least fraction of a side lying on a step;
+    ``contrast`` the median step along the sides."""
+
+    corners: np.ndarray
+    support: float = 0.0
+    contrast: float = 0.0
+    blob: int = 0                                 # the edge blob it was found in
+    inside: list = field(default_factory=list)   # indices of outlines lying within this one
+
+    @property
+    def long_side(self) -> float:
+        return float(quad_shape(self.corners[None])[1][0])
+
+    @property
+    def area(self) -> float:
+        return float(abs(cv2.contourArea(self.corners.astype(np.float32))))
+
+
+def _empty_junctions():
+    z = np.zeros((0, 2), np.float32)
+    return z, z, z, np.zeros(0, np.float32), np.zeros(0, np.float32)
+
+
+def edge_map(frame_bgr: np.ndarray, scale: float) -> tuple:
+    """Luma edges at ``scale`` and chroma edges at half of it, as two binary maps with
+    their scales (work px per frame px)."""
+    h, w = frame_bgr.shape[:2]
+    work = frame_bgr if scale == 1.0 else cv2.resize(
+        frame_bgr, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    ycc = cv2.cvtColor(work, cv2.COLOR_BGR2YCrCb)
+    luma = cv2.GaussianBlur(ycc[:, :, 0], (0, 0), 0.8)
+    edges = cv2.Canny(luma, CANNY_LOW, CANNY_HIGH)
+    half = cv2.GaussianBlur(cv2.resize(ycc, (ycc.shape[1] // 2, ycc.shape[0] // 2), interpolation=cv2.INTER_AREA),
+                            (0, 0), 0.8)
+    chroma = cv2.Canny(half[:, :, 1], CHROMA_LOW, CHROMA_HIGH) | cv2.Canny(half[:, :, 2], CHROMA_LOW, CHROMA_HIGH)
+    return edges, chroma
+
+
+def segments(edges: np.ndarray, scale: float, min_len: float = MIN_SEGMENT) -> tuple:
+    """Straight pieces of the edge chains, as end points (frame px)."""
+    cs, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    p0s, p1s = [], []
+    for c in cs:
+        if len(c) < 2 * min_len:
+            continue
+        v = cv2.approxPolyDP(c, 1.5, True).reshape(-1, 2).astype(np.float32)
+        nxt = np.roll(v, -1, axis=0)
+        ok = np.hypot(*(nxt - v).T) >= min_len
+        if ok.any():
+            p0s.append(v[ok])
+            p1s.append(nxt[ok])
+    if not p0s:
+        z = np.zeros((0, 2), np.float32)
+        return z, z
+    p0, p1 = np.concatenate(p0s) / scale, np.concatenate(p1s) / scale
+    # A one-pixel edge is traced on both of its sides: keep one of each pair.
+    key = np.round(np.concatenate([np.minimum(p0, p1), np.maximum(p0, p1)], axis=1) / 3).astype(np.int64)
+    _, idx = np.unique(key, axis=0, return_index=True)
+    return p0[idx], p1[idx]
+
+
+def corners_of(p0: np.ndarray, p1: np.ndarray, max_cos: float = 0.34, gap: float = 0.3,
+               gap_px: float = 4.0) -> tuple:
+    """Pairs of segments meeting at about a right angle near their ends: the corner
+    point, the unit directions of the two sides away from it, and how far each side
+    reaches from it. (Vectorized over all pairs; a frame has a few hundred segments.)"""
+    n = len(p0)
+    if n < 2:
+        return _empty_junctions()
+    d = p1 - p0
+    length = np.hypot(d[:, 0], d[:, 1])
+    u = d / length[:, None]
+    i, j = np.nonzero(np.triu(np.abs(u @ u.T) <= max_cos, 1))
+    if len(i) == 0:
+        return _empty_junctions()
+    p, e1, q, e2 = p0[i], u[i], p0[j], u[j]
+    det = e1[:, 0] * (-e2[:, 1]) + e2[:, 0] * e1[:, 1]
+    r = q - p
+    t = (r[:, 0] * (-e2[:, 1]) + e2[:, 0] * r[:, 1]) / det
+    corner = p + t[:, None] * e1
+    s = ((corner - q) * e2).sum(axis=1)
+    li, lj = length[i], length[j]
+    gi, gj = gap * li + gap_px, gap * lj + gap_px
+    i_start = (t > -gi) & (t < 0.25 * li)
+    i_end = (t < li + gi) & (t > 0.75 * li)
+    j_start = (s > -gj) & (s < 0.25 * lj)
+    j_end = (s < lj + gj) & (s > 0.75 * lj)
+    ok = (i_start | i_end) & (j_start | j_end)
+    ui = np.where(i_start[:, None], e1, -e1)
+    uj = np.where(j_start[:, None], e2, -e2)
+    a = np.where(i_start, li - t, t)
+    b = np.where(j_start, lj - s, s)
+    return corner[ok], ui[ok], uj[ok], a[ok], b[ok]
+
+
+def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12) -> np.ndarray:
+    """Quadrilaterals (N, 4, 2) a corner may belong to: both sides whole when their
+    lengths have the deck's proportions; otherwise one side whole and the other from the
+    deck's width/height; and the card sizes given (``sizes``: long sides in px)."""
+    c, u, w, a, b = junctions
+    if len(c) == 0:
+        return np.zeros((0, 4, 2), np.float32)
+    opts = []
+    ratio = np.minimum(a, b) / np.maximum(np.maximum(a, b), 1e-6)
+    opts.append((a, b, np.abs(ratio - aspect) < tol * aspect))
+    for lu, lw in ((a, a * aspect), (a, a / aspect), (b * aspect, b), (b / aspect, b)):
+        opts.append((lu, lw, (lu >= 0.8 * a) & (lw >= 0.8 * b)))
+    for size in sizes:
+        for lu, lw in ((size, size * aspect), (size * aspect, size)):
+            lu_, lw_ = np.full_like(a, lu), np.full_like(a, lw)
+            opts.append((lu_, lw_, (lu_ >= 0.8 * a) & (lw_ >= 0.8 * b)))
+    quads = []
+    for lu, lw, ok in opts:
+        if ok.any():
+            cc, uu, ww = c[ok], u[ok], w[ok]
+            lu, lw = lu[ok][:, None], lw[ok][:, None]
+            quads.append(np.stack([cc, cc + lu * uu, cc + lu * uu + lw * ww, cc + lw * ww], axis=1))
+    if not quads:
+        return np.zeros((0, 4, 2), np.float32)
+    return clockwise(np.concatenate(quads).astype(np.float32))
+
+
+def clockwise(quads: np.ndarray) -> np.ndarray:
+    """The same quadrilaterals, each in clockwise order on the image (y down)."""
+    v1, v2 = quads[:, 1] - quads[:, 0], quads[:, 3] - quads[:, 0]
+    flip = v1[:, 0] * v2[:, 1] - v1[:, 1] * v2[:, 0] < 0
+    out = quads.copy()
+    out[flip] = out[flip][:, ::-1]
+    return out
+
+
+def quad_shape(quads: np.ndarray) -> tuple:
+    """Per quadrilateral: short/long proportion, long side, and the larger relative
+    difference between opposite sides."""
+    s = np.hypot(*np.moveaxis(quads - np.roll(quads, -1, axis=1), -1, 0))
+    a, b = (s[:, 0] + s[:, 2]) / 2, (s[:, 1] + s[:, 3]) / 2
+    skew = np.maximum(np.abs(s[:, 0] - s[:, 2]) / np.maximum(np.maximum(s[:, 0], s[:, 2]), 1e-6),
+                      np.abs(s[:, 1] - s[:, 3]) / np.maximum(np.maximum(s[:, 1], s[:, 3]), 1e-6))
+    return np.minimum(a, b) / np.maximum(np.maximum(a, b), 1e-6), np.maximum(a, b), skew
+
+
+def _suppress(quads: np.ndarray, score: np.ndarray, tol: float = 0.1) -> np.ndarray:
+    """Indices of the candidates kept by greedy non-maximum suppression: the best
+    scored of candidates with nearly the same centre, size and angle."""
+    order = np.argsort(-score, kind="stable")
+    q = quads[order]
+    centre = q.mean(axis=1)
+    _, long_side, _ = quad_shape(q)
+    side = q[:, 1] - q[:, 0]
+    angle = np.arctan2(side[:, 1], side[:, 0]) % (np.pi / 2)
+    da = np.abs(angle[:, None] - angle[None, :])
+    da = np.minimum(da, np.pi / 2 - da)
+    near = (np.hypot(*(centre[:, None] - centre[None, :]).transpose(2, 0, 1)) < tol * long_side[:, None]) \
+        & (np.abs(np.log(long_side[:, None] / long_side[None, :])) < tol) & (da < 0.08)
+    taken = np.zeros(len(q), bool)
+    keep = []
+    for i in range(len(q)):
+        if not taken[i]:
+            keep.append(order[i])
+            taken |= near[i]
+    return np.array(keep, np.int64)
+
+
+def _side_samples(quads: np.ndarray, n: int, lo: float = 0.12, hi: float = 0.88):
+    """Points along each side (Q, 4, n, 2), the outward unit normals (Q, 4, 2) and the
+    fractions along the sides."""
+    t = np.linspace(lo, hi, n, dtype=np.float32)
+    a, b = quads, np.roll(quads, -1, axis=1)
+    base = a[:, :, None, :] + (b - a)[:, :, None, :] * t[None, None, :, None]
+    d = (b - a) / np.maximum(np.hypot(*np.moveaxis(b - a, -1, 0))[..., None], 1e-6)
+    normal = np.stack([d[..., 1], -d[..., 0]], axis=-1)   # outward for clockwise quads
+    return base, normal, t
+
+
+def sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Bilinear samples of an image at points (..., 2)."""
+    shape = pts.shape[:-1]
+    flat = pts.reshape(-1, 2).astype(np.float32)
+    n, cols = len(flat), 2048
+    rows = max(1, -(-n // cols))
+    grid = np.zeros((rows * cols, 2), np.float32)
+    grid[:n] = flat
+    grid = grid.reshape(rows, cols, 2)
+    out = cv2.remap(img, grid[:, :, 0], grid[:, :, 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    ch = (img.shape[2],) if img.ndim == 3 else ()
+    return out.reshape((rows * cols,) + ch)[:n].reshape(shape + ch)
+
+
+_TO_YCC = np.array([[0.114, 0.587, 0.299],                      # Y from B, G, R
+                    [-0.114 * 0.713, -0.587 * 0.713, (1 - 0.299) * 0.713],   # Cr
+                    [(1 - 0.114) * 0.564, -0.587 * 0.564, -0.299 * 0.564]],  # Cb
+                   np.float32) * np.array([[1.0], [CHROMA_WEIGHT], [CHROMA_WEIGHT]], np.float32)
+"""BGR differences to YCrCb differences, chroma weighted: steps are measured in these."""
+
+
+def step_profiles(frame: np.ndarray, quads: np.ndarray, offsets: np.ndarray, n: int,
+                  lo: float = 0.12, hi: float = 0.88, veto: Optional[tuple] = None):
+    """Colour step across each side at each offset along the outward normal:
+    (Q, 4, n, k), with the sample points and normals. The frame is sampled (BGR) only
+    at these points; differences are turned into YCrCb there. ``veto`` = (map, scale):
+    where the map (float, 1 = the empty table's own edge) is set, there is no step."""
+    base, normal, t = _side_samples(quads, n, lo, hi)
+    o = np.concatenate([offsets - 1.0, offsets + 1.0]).astype(np.float32)
+    pts = base[:, :, :, None, :] + normal[:, :, None, None, :] * o[None, None, None, :, None]
+    s = sample(frame, pts).astype(np.float32)
+    k = len(offsets)
+    diff = (s[..., k:, :] - s[..., :k, :]) @ _TO_YCC.T
+    steps = np.sqrt((diff ** 2).sum(-1))
+    if veto is not None:
+        vmap, vscale = veto
+        mid = base[:, :, :, None, :] + normal[:, :, None, None, :] * offsets[None, None, None, :, None]
+        steps *= 1.0 - sample(vmap, mid * vscale)
+    return base, normal, t, steps
+
+
+def quick_support(edges_dilated: np.ndarray, scale: float, quads: np.ndarray, n: int = 12) -> np.ndarray:
+    """The least fraction, over the four sides, of points near which there is an edge."""
+    base, _, _ = _side_samples(quads * scale, n)
+    h, w = edges_dilated.shape
+    x = np.clip(np.round(base[..., 0]).astype(np.int64), 0, w - 1)
+    y = np.clip(np.round(base[..., 1]).astype(np.int64), 0, h - 1)
+    return (edges_dilated[y, x] > 0).mean(axis=2).min(axis=1)
+
+
+def refine(colour: np.ndarray, quads: np.ndarray, reach: float, n: int = 20,
+           outermost: float = 0.9, veto=None) -> np.ndarray:
+    """Each side moved to the strongest straight step near it: every line nearly along
+    the side, from offset ``g0`` at one end to ``g1`` at the other (within ``reach``), is
+    scored by the mean step under it; of the lines scoring at least ``outermost`` of the
+    best, the outermost wins (two edges as strong, such as a rim's two sides: the outer
+    one; a soft shadow's edge is weaker than the card's). The step's position is then
+    taken to sub-pixel precision at each point and a line fitted."""
+    offsets = np.arange(-reach, reach + 0.5, 1.0, dtype=np.float32)
+    k = len(offsets)
+    base, normal, t, st = step_profiles(colour, quads, offsets, n, veto=veto)
+    q = len(quads)
+    g = np.arange(k, dtype=np.float32)
+    frac = (t - t[0]) / (t[-1] - t[0])
+    pos = g[:, None, None] + (g[None, :, None] - g[:, None, None]) * frac[None, None, :]
+    lo_i = np.floor(pos).astype(np.int64)
+    hi_i = np.minimum(lo_i + 1, k - 1)
+    f = (pos - lo_i).astype(np.float32)
+    rows = np.arange(n)[None, None, :]
+    score = (st[:, :, rows, lo_i] * (1 - f) + st[:, :, rows, hi_i] * f).mean(axis=-1)   # q,4,k,k
+    best = score.reshape(q, 4, -1).max(axis=2)
+    mean_off = (g[:, None] + g[None, :]) / 2
+    # A line much steeper than the side crosses from one edge to another (a rim's
+    # outer edge to its inner one): only lines nearly along the side are candidates.
+    tilt = np.abs(g[:, None] - g[None, :]) <= max(2.0, k / 4)
+    score = np.where(tilt[None, None], score, 0.0)
+    best = score.reshape(q, 4, -1).max(axis=2)
+    pick = np.where(score >= outermost * best[:, :, None, None],
+                    mean_off[None, None] + score / (best[:, :, None, None] + 1e-6) * 1e-3, -1.0)
+    idx = pick.reshape(q, 4, -1).argmax(axis=2)
+    a0, a1 = idx // k, idx % k
+    line = a0[..., None] + (a1 - a0)[..., None] * frac          # q,4,n in offset steps
+    near = np.clip(np.round(line).astype(np.int64), 1, k - 2)
+    cand = np.stack([near - 1, near, near + 1], axis=-1)
+    j = np.take_along_axis(cand, np.take_along_axis(st, cand, 3).argmax(-1)[..., None], -1)[..., 0]
+    j = np.clip(j, 1, k - 2)
+    y0 = np.take_along_axis(st, (j - 1)[..., None], 3)[..., 0]
+    y1 = np.take_along_axis(st, j[..., None], 3)[..., 0]
+    y2 = np.take_along_axis(st, (j + 1)[..., None], 3)[..., 0]
+    den = y0 - 2 * y1 + y2
+    safe = np.where(np.abs(den) > 1e-6, den, 1.0)
+    sub = np.clip(np.where(np.abs(den) > 1e-6, 0.5 * (y0 - y2) / safe, 0.0), -0.5, 0.5)
+    pts = base + normal[:, :, None, :] * (offsets[0] + j + sub)[..., None]
+    return _corners_of_lines(pts, y1)
+
+
+def _corners_of_lines(pts: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted total-least-squares line through each side's points (far points dropped
+    after a first fit), and the corners where neighbouring sides cross."""
+    w = w.astype(np.float64)
+    for it in range(2):
+        wsum = w.sum(axis=2, keepdims=True) + 1e-9
+        c = (pts * w[..., None]).sum(axis=2) / wsum
+        d = pts - c[:, :, None, :]
+        sxx = (w * d[..., 0] ** 2).sum(2)
+        syy = (w * d[..., 1] ** 2).sum(2)
+        sxy = (w * d[..., 0] * d[..., 1]).sum(2)
+        ang = 0.5 * np.arctan2(2 * sxy, sxx - syy)
+        direction = np.stack([np.cos(ang), np.sin(ang)], axis=-1)
+        if it == 0:
+            normal = np.stack([-direction[..., 1], direction[..., 0]], axis=-1)
+            res = np.abs((d * normal[:, :, None, :]).sum(-1))
+            med = np.median(res, axis=2, keepdims=True)
+            w = np.where(res <= np.maximum(0.75, 2.5 * med), w, 0.0)
+    p1, d1 = np.roll(c, 1, axis=1), np.roll(direction, 1, axis=1)
+    det = d1[..., 0] * (-direction[..., 1]) + direction[..., 0] * d1[..., 1]
+    r = c - p1
+    tt = (r[..., 0] * (-direction[..., 1]) + direction[..., 0] * r[..., 1]) / np.where(np.abs(det) < 1e-9, 1e-9, det)
+    return (p1 + tt[..., None] * d1).astype(np.float32)
+
+
+def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) -> tuple:
+    """Per quadrilateral, the least fraction over its sides of points where the side
+    lies on a step: at least ``STEP`` within a pixel of the side, and at least ``PEAK``
+    times the steps 3-7 px outside it (so that a noisy cloth or wood grain does not pass
+    for an edge); and the median step. Points on the empty table's own edges (``veto``:
+    a card laid along a mat line) count neither way, if at least ``MIN_SEEN`` of the
+    side is elsewhere."""
+    offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0, 5.0, 6.0, 7.0], np.float32)
+    base, normal, _, st = step_profiles(colour, quads, offsets, n, 0.1, 0.9, veto=veto)
+    at = st[..., :5].max(axis=3)
+    # Only the table's side is looked at (inside, a card may have a frame line or a dark
+    # border right next to its edge), and by the median of five steps: a rim's outer
+    # edge or a shadow's a few pixels out is one line, a grain or weave is everywhere.
+    beside = np.median(st[..., 5:], axis=3)
+    ok = (at >= STEP) & (at >= PEAK * beside)
+    if veto is None:
+        return ok.mean(axis=2).min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
+    vmap, vscale = veto
+    seen = sample(vmap, base * vscale) < 0.5
+    n_seen = seen.sum(axis=2)
+    frac = (ok & seen).sum(axis=2) / np.maximum(n_seen, 1)
+    frac = np.where(n_seen >= MIN_SEEN * n, frac, 0.0)
+    return frac.min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
+
+
+def _hull_quad(hull: np.ndarray) -> Optional[np.ndarray]:
+    """The quadrilateral a convex hull reduces to (the crossings of the lines through
+    its four longest sides, so that cut or rounded corners do not matter), or None when
+    the hull is no quadrilateral."""
+    peri = cv2.arcLength(hull, True)
+    poly = cv2.approxPolyDP(hull, 0.01 * peri, True).reshape(-1, 2).astype(np.float32)
+    if len(poly) < 4:
+        return None
+    nxt = np.roll(poly, -1, axis=0)
+    length = np.hypot(*(nxt - poly).T)
+    four = np.sort(np.argsort(-length)[:4])
+    if length[four].sum() < 0.75 * peri:
+        return None
+    lines = [(poly[k], (nxt[k] - poly[k]) / length[k]) for k in four]
+    q = np.empty((4, 2), np.float32)
+    for k in range(4):
+        (p, d), (r, e) = lines[k - 1], lines[k]
+        det = d[0] * (-e[1]) + e[0] * d[1]
+        if abs(det) < 0.5:          # neighbouring sides far from square
+            return None
+        t = ((r - p)[0] * (-e[1]) + e[0] * (r - p)[1]) / det
+        q[k] = p + t * d
+    area = cv2.contourArea(q)
+    if not 0.85 * cv2.contourArea(hull) < area < 1.1 * cv2.contourArea(hull):
+        return None
+    return q
+
+
+def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf, veto=None):
+    """Refined, checked outlines from rough quadrilaterals (clockwise, frame px)."""
+    if len(quads) == 0:
+        return []
+    owners = np.zeros(len(quads), np.int64) if owners is None else np.asarray(owners)
+    refined = refine(colour, quads, reach=reach, veto=veto)
+    refined = refine(colour, refined, reach=2.0, veto=veto)
+    ratio, long_side, skew = quad_shape(refined)
+    if aspect:
+        ok = np.abs(ratio - aspect) <= ASPECT_TOLERANCE * aspect
+    else:
+        ok = (ratio > 0.55) & (ratio < 0.82)
+    ok &= (skew <= MAX_SKEW) & (long_side >= min_long) & (long_side <= max_long) \
+        & np.isfinite(refined).all(axis=(1, 2))
+    refined, owners = refined[ok], owners[ok]
+    if len(refined) == 0:
+        return []
+    support, contrast = side_support(colour, refined, veto=veto)
+    good = support >= MIN_SUPPORT
+    return [Outline(_start_top_left(q), float(s), float(c), blob=int(b))
+            for q, s, c, b in zip(refined[good], support[good], contrast[good], owners[good])]
+
+
+def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(),
+                  mask: Optional[np.ndarray] = None, stats: Optional[dict] = None,
+                  min_long: float = MIN_LONG_SIDE, max_long: float = np.inf,
+                  table=None) -> list:
+    """Card-shaped outlines in a BGR frame (see the module's description).
+
+    ``aspect`` is the deck's width/height (None: any card from 0.55 to 0.82 is looked
+    for); ``sizes``, long sides (px) the cards are expected to have, helps find cards
+    whose sides are partly hidden; ``mask`` (uint8, frame size), where to look;
+    ``table``, a ``background.TableModel`` of the empty table, whose own edges (mat
+    lines, wood grain) are then no card's."""
+    h, w = frame_bgr.shape[:2]
+    scale = min(1.0, WORK_WIDTH / w)
+    edges, chroma = edge_map(frame_bgr, scale)
+    eh, ew = edges.shape
+    both = edges | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
+    both_all = both.copy()
+    veto = None
+    table_edges = table.table_edges(frame_bgr) if table is not None and table.ready else None
+    if table_edges is not None and table_edges.shape == edges.shape:
+        # Steps on (or within two pixels of) the empty table's own edges, where the table
+        # still shows them, are the table's: they neither make nor verify a card's side.
+        veto = (cv2.dilate(table_edges, np.ones((3, 3), np.uint8)).astype(np.float32) / 255.0, scale)
+        # Edges the table shows still are left out of the edge map; where a card now
+        # hides a mat line, its own edge along it stays.
+        keep = cv2.bitwise_not(table_edges)
+        edges &= keep
+        chroma &= cv2.resize(cv2.erode(keep, np.ones((2, 2), np.uint8)), (chroma.shape[1], chroma.shape[0]),
+                             interpolation=cv2.INTER_NEAREST)
+        both = edges | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
+    if mask is not None:
+        near = cv2.dilate(cv2.resize(mask, (ew, eh), interpolation=cv2.INTER_NEAREST), np.ones((7, 7), np.uint8))
+        both &= near
+    blobs = cv2.dilate(both, np.ones((3, 3), np.uint8))
+    n, labels, box, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
+    min_area = (min_long * scale) ** 2 * 0.5
+    colour = frame_bgr
+    big = [i for i in range(1, n) if box[i, 2] * box[i, 3] >= min_area]
+    # Tier 1: a blob of edges whose hull is a quadrilateral is one card (or one clean shape).
+    rough, owner = [], []
+    for i in big:
+        x, y, bw, bh = box[i, :4]
+        sub = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        cs, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        # Filled, then opened: a thin line touching the card (a stray edge, a plank's
+        # seam running to the frame's edge) goes, and what is left is looked at.
+        cv2.drawContours(sub, cs, -1, 1, -1)
+        sub = cv2.morphologyEx(sub, cv2.MORPH_OPEN, OPEN_KERNEL)
+        cs, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(int(x), int(y)))
+        for c in cs:
+            cx, cy, cw, ch = cv2.boundingRect(c)
+            if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
+                continue    # small, or cut by the frame's edge: not one whole card
+            q = _hull_quad(cv2.convexHull(c))
+            if q is not None:
+                rough.append(q / scale)
+                owner.append(i)
+    outlines = []
+    if rough:
+        quads = clockwise(np.stack(rough).astype(np.float32))
+        ratio, long_side, _ = quad_shape(quads)
+        plausible = (ratio > 0.45) & (long_side >= min_long)
+        quads = quads[plausible]
+        owner = [o for o, p in zip(owner, plausible) if p]
+        outlines += _verify(colour, quads, aspect, min_long, reach=4.0, owners=owner, max_long=max_long,
+                            veto=veto)
+    solved = {o.blob for o in outlines}
+    # Tier 2: blobs that are not one clean card (a card touching a mat line, another card,
+    # a hand, wood grain): look for cards by their corners.
+    messy = [i for i in big if i not in solved]
+    if stats is not None:
+        stats.update(blobs=len(big), tier1=len(outlines), messy=len(messy))
+    if messy:
+        outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
+                                   min_long, both_all, stats, max_long, veto)
+    return _merge(outlines)
+
+
+def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
+                   both_all, stats, max_long=np.inf, veto=None):
+    p0, p1 = segments(edges, scale)
+    c0, c1 = segments(chroma, scale / 2, MIN_SEGMENT / 2)
+    p0, p1 = np.concatenate([p0, c0]), np.concatenate([p1, c1])
+    if len(p0) == 0:
+        return []
+    eh, ew = labels.shape
+    mid = (p0 + p1) / 2 * scale
+    lab = labels[np.clip(mid[:, 1].astype(int), 0, eh - 1), np.clip(mid[:, 0].astype(int), 0, ew - 1)]
+    h, w = frame_bgr.shape[:2]
+    aspects = [aspect] if aspect else [0.64, 0.71]
+    quads = []
+    for i in messy:
+        sel = lab == i
+        if sel.sum() < 2:
+            continue
+        j = corners_of(p0[sel], p1[sel])
+        for a in aspects:
+            quads.append(candidates(j, a, sizes))
+    if not quads:
+        return []
+    quads = np.concatenate(quads)
+    if len(quads) == 0:
+        return []
+    _, long_side, _ = quad_shape(quads)
+    inside = (quads.min(axis=(1, 2)) >= 1) & (quads[:, :, 0].max(axis=1) <= w - 2) \
+        & (quads[:, :, 1].max(axis=1) <= h - 2)
+    quads = quads[inside & (long_side >= min_long) & (long_side <= min(max_long * 1.1, 0.95 * min(w, h) / 0.55))]
+    if len(quads) == 0:
+        return []
+    dil = cv2.dilate(both_all, np.ones((5, 5), np.uint8))
+    quick = quick_support(dil, scale, quads)
+    keep = quick >= 0.6
+    quads, quick = quads[keep], quick[keep]
+    if len(quads) == 0:
+        return []
+    quads = quads[_suppress(quads, quick)]
+    if stats is not None:
+        stats["corner candidates"] = len(quads)
+    _, long_side, _ = quad_shape(quads)
+    return _verify(colour, quads, aspect, min_long, reach=float(np.clip(0.05 * np.median(long_side), 3, 8)),
+                   max_long=max_long, veto=veto)
+
+
+def _start_top_left(q: np.ndarray) -> np.ndarray:
+    k = int(np.argmin(q[:, 0] + q[:, 1]))
+    return np.roll(q, -k, axis=0)
+
+
+def _inside_convex(quads: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """(Q, P) whether each point lies inside each clockwise convex quadrilateral."""
+    a = quads[:, None, :, :]
+    b = np.roll(quads, -1, axis=1)[:, None, :, :]
+    p = pts[None, :, None, :]
+    cross = (b[..., 0] - a[..., 0]) * (p[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (p[..., 0] - a[..., 0])
+    return (cross > 0).all(axis=2)
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over the smaller area of two convex quadrilaterals."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    small = min(abs(cv2.contourArea(a.astype(np.float32))), abs(cv2.contourArea(b.astype(np.float32))))
+    return float(inter) / max(small, 1e-6)
+
+
+def _merge(outlines: list) -> list:
+    """One outline per card: of outlines that overlap without one lying inside the
+    other (the card's true outline, and a quadrilateral made of some of its sides and a
+    line of its picture or of the table), the best supported and, of those, the one
+    with the strongest steps; and each outline knows which others lie inside it."""
+    if not outlines:
+        return outlines
+    outlines.sort(key=lambda o: (-round(o.support, 2), -o.contrast))
+    q = np.stack([o.corners for o in outlines])
+    area = np.array([o.area for o in outlines])
+    keep = []
+    for i in range(len(outlines)):
+        clash = False
+        for k in keep:
+            ov = _overlap(q[i], q[k])
+            if ov < 0.3:
+                continue
+            ratio = area[i] / area[k]
+            if ov > 0.97 and 1.0 < ratio < 1.3:
+                # Nearly the same card, this one around the other: a card's outline and
+                # a quadrilateral cut short by a line of its own picture. The outer one
+                # is the card.
+                outlines[k] = outlines[i]
+                q[k], area[k] = q[i], area[i]
+                clash = True
+                break
+            nested = ov > 0.97 and not 0.85 < ratio < 1.18
+            if not nested:
+                clash = True
+                break
+        if not clash:
+            keep.append(i)
+    kept = [outlines[i] for i in keep]
+    q = q[keep]
+    area = area[keep]
+    within = _inside_convex(q, q.mean(axis=1)) & (area[None, :] < area[:, None])
+    for i, o in enumerate(kept):
+        o.inside = [int(j) for j in np.nonzero(within[i])[0]]
+    return kept
+
+
+def top_level(outlines: list) -> list:
+    """The outlines that lie inside no other outline."""
+    inner = {j for o in outlines for j in o.inside}
+    return [o for i, o in enumerate(outlines) if i not in inner]

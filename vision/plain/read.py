@@ -1,0 +1,265 @@
+"""Reading a straightened card: its features, how well it matches a template, and the close look where two cards differ.
+
+A face is compared in its own light (see ``straighten.white_balanced``) with the light
+falling across it taken away (what varies more slowly than ``LIGHT_SCALE``), so that
+exposure, white balance and uneven light do not matter. Two sizes are used:
+
+- *soft*: the face at half the canonical size, softened; each of its ``GRID`` patches
+  may slip against the template on its own, which absorbs a crop a few per cent off or
+  a slight skew. It ranks the candidates and finds where each template lies on the view.
+- *sharp*: the face at the canonical size, lightly softened. Two close candidates are
+  compared only at the places where their templates differ (a spade's tip against a
+  club's leaves), each template slipping on its own there: the *duel*.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+SMALL = (24, 34)
+"""Size of the low-resolution print used to shortlist candidates."""
+SOFT_SCALE = 0.5
+"""Size of the soft face against the canonical one."""
+SOFTEN = 0.8
+"""Gaussian sigma (soft-face px) of the soft face."""
+SHARPEN = 0.8
+"""Gaussian sigma (canonical px) of the sharp face."""
+LIGHT_SCALE = 14.0
+"""Gaussian sigma (canonical px) of the light across a card, taken away from the print."""
+SHIFT = 3
+"""How far (soft-face px) each patch may slip against a template."""
+INSET = 0.03
+"""Fraction of the card's height left out at every edge (rounded corners, the table)."""
+GRID = (2, 3)
+"""Columns and rows of patches that slip separately."""
+PLACE_PAD = 3
+PLACE_SHIFT = 3
+"""How far (canonical px) each template may slip at a place of the close look."""
+MAX_PLACES = 4
+MIN_APART = 0.04
+"""Places where two templates are more alike than this (after slipping) are not compared."""
+PLACE_MIN = 0.5
+"""A place the view matches neither card at least this well (a finger over it) tells nothing."""
+
+
+def unit(x: np.ndarray) -> np.ndarray:
+    """Zero mean, unit spread."""
+    return (x - x.mean()) / (x.std() + 1e-3)
+
+
+def ncc(a: np.ndarray, b: np.ndarray) -> float:
+    """Normalized correlation of two images of one size."""
+    a = a - a.mean()
+    b = b - b.mean()
+    return float((a * b).sum() / (np.sqrt((a * a).sum() * (b * b).sum()) + 1e-6))
+
+
+def grey_of(balanced: np.ndarray) -> np.ndarray:
+    """Lightness of a white-balanced face (float32, paper about 1)."""
+    return balanced.mean(axis=2)
+
+
+def redness_of(balanced: np.ndarray) -> np.ndarray:
+    """How red each pixel is in the card's own light: red over the mean of green and
+    blue, minus one (0 for grey or black print, about 1 or more for red print)."""
+    gb = (balanced[:, :, 0] + balanced[:, :, 1]) / 2
+    return balanced[:, :, 2] / np.maximum(gb, 0.05) - 1.0
+
+
+def _print_of(grey: np.ndarray, light_scale: float) -> np.ndarray:
+    """The print with the light across the card taken away. (The light is estimated at
+    a small size and scaled back: a Gaussian this wide at full size costs ten times more.)"""
+    h, w = grey.shape
+    k = max(1, int(light_scale // 2))
+    small = cv2.resize(grey, (max(2, w // k), max(2, h // k)), interpolation=cv2.INTER_AREA)
+    light = cv2.resize(cv2.GaussianBlur(small, (0, 0), 2.0), (w, h), interpolation=cv2.INTER_LINEAR)
+    return grey - light
+
+
+@dataclass
+class Face:
+    """A card face (a template or a view) prepared for comparison."""
+
+    grey: np.ndarray      # canonical size, white-balanced lightness
+    sharp: np.ndarray     # canonical size, print, lightly softened
+    soft: np.ndarray      # soft size, print, softened
+    small: np.ndarray     # shortlist feature (unit vector)
+    redness: np.ndarray   # soft size
+
+    @classmethod
+    def of(cls, balanced: np.ndarray) -> "Face":
+        """The features of a white-balanced canonical face (float32 BGR)."""
+        grey = grey_of(balanced)
+        h, w = grey.shape
+        size = (max(8, int(round(w * SOFT_SCALE))), max(8, int(round(h * SOFT_SCALE))))
+        half_grey = cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
+        half_bal = cv2.resize(balanced, size, interpolation=cv2.INTER_AREA)
+        soft = cv2.GaussianBlur(_print_of(half_grey, LIGHT_SCALE * SOFT_SCALE), (0, 0), SOFTEN)
+        # The shortlist looks at the print at a quarter size, softened enough that a
+        # crop a few pixels off still matches.
+        y0, y1, x0, x1 = inset_box(soft.shape)
+        small = cv2.GaussianBlur(cv2.resize(soft[y0:y1, x0:x1], SMALL, interpolation=cv2.INTER_AREA), (0, 0), 1.0)
+        small = small - small.mean()
+        return cls(grey=grey,
+                   sharp=cv2.GaussianBlur(_print_of(grey, LIGHT_SCALE), (0, 0), SHARPEN),
+                   soft=soft,
+                   small=(small / (np.sqrt((small * small).sum()) + 1e-6)).ravel(),
+                   redness=redness_of(half_bal))
+
+    def turned(self) -> "Face":
+        """The same face upside down (the inset is symmetric, so the shortlist feature
+        turns with it)."""
+        return Face(self.grey[::-1, ::-1], self.sharp[::-1, ::-1], self.soft[::-1, ::-1],
+                    self.small[::-1], self.redness[::-1, ::-1])
+
+
+def inset_box(shape) -> tuple:
+    """(y0, y1, x0, x1) of the part of a soft face that templates are compared on."""
+    return _inset_box(tuple(shape[:2]))
+
+
+@lru_cache(maxsize=32)
+def _inset_box(shape) -> tuple:
+    h, w = shape
+    m = max(2, int(round(INSET * h))) + SHIFT
+    return m, h - m, m, w - m
+
+
+def patch_boxes(shape) -> list:
+    """(y0, y1, x0, x1) of each patch of the compared part of a soft face."""
+    return _patch_boxes(tuple(shape[:2]))
+
+
+@lru_cache(maxsize=32)
+def _patch_boxes(shape) -> list:
+    y0, y1, x0, x1 = inset_box(shape)
+    cols, rows = GRID
+    ys = np.linspace(y0, y1, rows + 1).round().astype(int)
+    xs = np.linspace(x0, x1, cols + 1).round().astype(int)
+    return [(ys[r], ys[r + 1], xs[c], xs[c + 1]) for r in range(rows) for c in range(cols)]
+
+
+def compared(soft: np.ndarray) -> np.ndarray:
+    """The compared part of a soft-size image."""
+    y0, y1, x0, x1 = inset_box(soft.shape)
+    return soft[y0:y1, x0:x1]
+
+
+def patch_match(view_soft: np.ndarray, tmpl_soft: np.ndarray) -> tuple:
+    """Each patch of the template matched over the view, slipping up to ``SHIFT`` px on
+    its own. Returns ``(score, offsets)``: the normalized correlation of the view so
+    aligned with the template over the whole compared part (a blank patch weighs
+    nothing) and each patch's (dy, dx)."""
+    offsets = []
+    for (py0, py1, px0, px1) in patch_boxes(tmpl_soft.shape):
+        region = view_soft[py0 - SHIFT:py1 + SHIFT, px0 - SHIFT:px1 + SHIFT]
+        t = tmpl_soft[py0:py1, px0:px1]
+        if float(t.std()) < 1e-3:
+            offsets.append((0, 0))
+            continue
+        r = cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED)
+        _, _, _, (dx, dy) = cv2.minMaxLoc(r)
+        offsets.append((dy - SHIFT, dx - SHIFT))
+    return ncc(aligned(view_soft, tmpl_soft.shape, offsets), compared(tmpl_soft)), offsets
+
+
+def global_match(view_soft: np.ndarray, tmpl_soft: np.ndarray) -> float:
+    """The template's compared part laid on the view as a whole, slipping up to ``SHIFT``
+    px: its best normalized correlation (one call; the shortlist's second rank)."""
+    y0, y1, x0, x1 = inset_box(tmpl_soft.shape)
+    r = cv2.matchTemplate(view_soft, tmpl_soft[y0:y1, x0:x1], cv2.TM_CCOEFF_NORMED)
+    return float(r.max())
+
+
+def aligned(view: np.ndarray, shape, offsets) -> np.ndarray:
+    """The view's compared part (soft size), each patch taken from where it matched."""
+    y0, y1, x0, x1 = inset_box(shape)
+    out = np.empty((y1 - y0, x1 - x0) + view.shape[2:], view.dtype)
+    for (py0, py1, px0, px1), (dy, dx) in zip(patch_boxes(shape), offsets):
+        out[py0 - y0:py1 - y0, px0 - x0:px1 - x0] = view[py0 + dy:py1 + dy, px0 + dx:px1 + dx]
+    return out
+
+
+def _norm(x: np.ndarray) -> np.ndarray:
+    mean, std = cv2.meanStdDev(x)
+    return (x - float(mean[0, 0])) / (float(std[0, 0]) + 0.02)
+
+
+def places(sharp_a: np.ndarray, sharp_b: np.ndarray) -> list:
+    """The places where two templates differ most: up to ``MAX_PLACES`` tuples
+    ``(y0, y1, x0, x1, weights, total)`` (canonical px) around the connected parts of
+    their difference. ``weights`` says, pixel by pixel, how much the two differ there
+    once the second has slipped to fit the first best (a slip that makes them alike
+    leaves nothing to tell them by); ``total`` is their sum."""
+    h, w = sharp_a.shape
+    m = max(2, int(round(INSET * h)))
+    ua, ub = unit(sharp_a[m:h - m, m:w - m]), unit(sharp_b[m:h - m, m:w - m])
+    d = cv2.GaussianBlur(np.abs(ua - ub), (0, 0), 1.0)
+    mask = (d > max(0.4, float(np.percentile(d, 75)))).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    hh, ww = d.shape
+    # Large parts are cut into pieces, each a place that slips on its own.
+    step_y, step_x = max(8, hh // 6), max(8, ww // 4)
+    boxes = []
+    for k in range(1, n):
+        bx, by, bw, bh, area = stats[k]
+        if area < 6:
+            continue
+        for yy in range(by, by + bh, step_y):
+            for xx in range(bx, bx + bw, step_x):
+                sub = labels[yy:min(yy + step_y, by + bh), xx:min(xx + step_x, bx + bw)] == k
+                if sub.sum() < 6:
+                    continue
+                ys, xs = np.nonzero(sub)
+                boxes.append((max(yy + ys.min() - PLACE_PAD, 0) + m, min(yy + ys.max() + 1 + PLACE_PAD, hh) + m,
+                              max(xx + xs.min() - PLACE_PAD, 0) + m, min(xx + xs.max() + 1 + PLACE_PAD, ww) + m))
+    out = []
+    for (y0, y1, x0, x1) in boxes:
+        ta = sharp_a[y0:y1, x0:x1]
+        rb = sharp_b[max(y0 - PLACE_SHIFT, 0):y1 + PLACE_SHIFT, max(x0 - PLACE_SHIFT, 0):x1 + PLACE_SHIFT]
+        if rb.shape[0] < ta.shape[0] or rb.shape[1] < ta.shape[1] or ta.std() < 1e-3:
+            continue
+        r = cv2.matchTemplate(rb, ta, cv2.TM_CCOEFF_NORMED)
+        _, _, _, (dx, dy) = cv2.minMaxLoc(r)
+        tb = rb[dy:dy + ta.shape[0], dx:dx + ta.shape[1]]
+        weights = cv2.GaussianBlur(np.abs(_norm(ta) - _norm(tb)), (0, 0), 0.7)
+        weights = np.where(weights > 0.25, weights, 0.0).astype(np.float32)
+        total = float(weights.sum())
+        if total > 0:
+            out.append((y0, y1, x0, x1, weights, total))
+    out.sort(key=lambda b: -b[5])
+    return out[:MAX_PLACES]
+
+
+MIN_EVIDENCE = 60.0
+"""Least total weight of the places for a duel to count fully: a pair that differs in a
+few noisy pixels only is not told apart by them."""
+
+
+def duel(view_sharp: np.ndarray, sharp_a: np.ndarray, sharp_b: np.ndarray, boxes) -> float:
+    """How much more the view looks like ``a`` than ``b`` at the places they differ:
+    about 1 when it is exactly ``a``, -1 exactly ``b``, 0 when it cannot be told. At
+    each place each template slips up to ``PLACE_SHIFT`` px to fit the view on its own;
+    the view is then compared with each only on the pixels where the two differ."""
+    total = weight = 0.0
+    for (y0, y1, x0, x1, wmap, wsum) in boxes:
+        weight += wsum
+        ta, tb = sharp_a[y0:y1, x0:x1], sharp_b[y0:y1, x0:x1]
+        ry0, rx0 = max(y0 - PLACE_SHIFT, 0), max(x0 - PLACE_SHIFT, 0)
+        region = view_sharp[ry0:y1 + PLACE_SHIFT, rx0:x1 + PLACE_SHIFT]
+        if region.shape[0] < ta.shape[0] or region.shape[1] < ta.shape[1]:
+            continue
+        fits = []
+        for t in (ta, tb):
+            r = cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED)
+            _, best, _, (dx, dy) = cv2.minMaxLoc(r)
+            v = region[dy:dy + t.shape[0], dx:dx + t.shape[1]]
+            fits.append((best, float((wmap * (_norm(v) - _norm(t)) ** 2).sum())))
+        if max(fits[0][0], fits[1][0]) < PLACE_MIN:
+            continue     # something else lies there: this place's weight counts for neither
+        ra, rb = fits[0][1], fits[1][1]
+        total += wsum * (rb - ra) / (rb + ra + 1e-6)
+    return total / max(weight, MIN_EVIDENCE)
