@@ -476,7 +476,7 @@ def build(sizes, budget, rebuild=False, log=print):
                 b1 = search(v1, exe, workdir, budget / 4, moduli=moduli)
                 return b1 if b1 and verify(v1, b1) else None
 
-            attempts = [lambda: ring(v)] + products(v, known, regroup) + [lambda: pattern(v)]
+            attempts = [lambda v=v: ring(v)] + products(v, known, regroup) + [lambda v=v: pattern(v)]
             for attempt in attempts:
                 b = attempt()
                 if b is not None and verify(v, b):
