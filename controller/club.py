@@ -426,6 +426,7 @@ class ClubRound:
     target: Optional[int] = None      # hands the hall asked for (None: until told)
     ends_at: Optional[float] = None   # the round's clock (None: no clock)
     over: bool = False                # the hall said "round over"
+    end_by: str = "night"             # "director": the round ends only when the director says
 
 
 def club_round_of(records) -> ClubRound:
@@ -434,8 +435,11 @@ def club_round_of(records) -> ClubRound:
     for r in records:
         kind = r.get("type")
         if kind == "club_round":
+            # The round's terms are in its record, so a table restarted in the middle of
+            # a round deals no more hands than the hall asked for.
             cur = ClubRound(r.get("round"), dict(r.get("seating") or {}), 0,
-                            target=r.get("hands"), ends_at=r.get("ends_at"))
+                            target=r.get("hands"), ends_at=r.get("ends_at"),
+                            end_by=r.get("end_by") or "night")
         elif kind in ("hand", "result") and cur.round is not None:
             cur.hands += 1
     return cur
@@ -507,7 +511,8 @@ class ClubTable:
         return self.cfg.entry == "cards" and self.round_open()
 
     def round_open(self) -> bool:
-        """Is a round on, with hands still to play?"""
+        """Is a round on, with hands still to play? A round the director ends is open for
+        the hands the hall asked for (if it said); then the table waits for the director."""
         r = self.round
         if r.round is None or r.over:
             return False
@@ -551,13 +556,16 @@ class ClubTable:
             self.round.target = cmd.get("hands", self.round.target)
             self.round.ends_at = cmd.get("ends_at", self.round.ends_at)
             return
-        # The round's length goes into the record too, so that a restarted table knows it.
+        # The round's terms (its hands, its clock, who ends it) go into the record too, so
+        # that a table restarted in the middle of the round knows them from its log.
+        end_by = "director" if cmd.get("end_by") == "director" else "night"
         self.log_event({"type": "club_round", "night": self.cfg.night, "round": r,
                         "table": self.cfg.table,
                         "seating": {s: seating.get(s) for s in SEATS if s in seating},
-                        "hands": cmd.get("hands"), "ends_at": cmd.get("ends_at")})
+                        "hands": cmd.get("hands"), "ends_at": cmd.get("ends_at"),
+                        "end_by": end_by})
         self.round = ClubRound(r, dict(seating), 0, target=cmd.get("hands"),
-                               ends_at=cmd.get("ends_at"))
+                               ends_at=cmd.get("ends_at"), end_by=end_by)
         self.score = {"NS": 0, "EW": 0}
         who = ", ".join(f"{SEAT_NAMES[s]} {seating[s]}" for s in SEATS if seating.get(s))
         hands = cmd.get("hands")

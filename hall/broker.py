@@ -2,9 +2,9 @@
 
 For tests, ``euchre-table simulate --club`` and the benchmarks: the broker listens on
 127.0.0.1 only, on a port the kernel says is free, with its files in a folder of its own.
-A mosquitto broker gets a password file and an ACL so that each table may write only
-under its own number (``club/+/t/<user>/...``) and only the hall writes acknowledgements
-and commands. ``kill()`` is SIGKILL (the chaos test), ``start()`` again restarts it on
+With ``users``, a mosquitto broker gets a password file and an ACL, and nats-server the
+same rule as users with permissions, so that each table may write only under its own
+number (``club/+/t/<user>/...``) and only the hall writes acknowledgements and commands. ``kill()`` is SIGKILL (the chaos test), ``start()`` again restarts it on
 the same port.
 
 >>> b = Broker.__new__(Broker); b.kind = "mosquitto"; b.users = {"hall": "pw", "1": "pw1"}
@@ -15,6 +15,7 @@ topic readwrite club/#
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -53,6 +54,37 @@ def acl_text(hall_user: str = "hall") -> str:
         "pattern read club/+/t/%u/cmd",
         "",
     ])
+
+
+def nats_authorization(users: dict, hall_user: str = "hall") -> str:
+    """nats-server's ``authorization`` block with the same rule as mosquitto's ACL: MQTT
+    topics are subjects there (``club/N/t/3/ev`` is ``club.N.t.3.ev``), so a table (user
+    name = its number) may publish only its own ``ev`` and ``status`` and subscribe only to
+    its own ``ack`` and ``cmd``; the hall may do anything under ``club``. Everyone may also
+    subscribe to ``$MQTT.sub.>``: nats-server delivers a QoS 1 subscription through a
+    JetStream consumer on such a subject, in the client's name (reading only; nothing can
+    be written there).
+
+    >>> print(nats_authorization({"hall": "h", "3": "p3"}))   # doctest: +ELLIPSIS
+    authorization {
+      users: [
+        {user: "hall", password: "h", permissions: {publish: ["club.>"], subscribe: ["club.>", "$MQTT.sub.>"]}}
+        {user: "3", password: "p3", permissions: {publish: ["club.*.t.3.ev", "club.*.t.3.status"], ...
+    """
+    def q(text):
+        return json.dumps(str(text))
+
+    lines = ["authorization {", "  users: ["]
+    for user, pw in users.items():
+        if user == hall_user:
+            perms = 'publish: ["club.>"], subscribe: ["club.>", "$MQTT.sub.>"]'
+        else:
+            t = str(user)
+            perms = (f'publish: ["club.*.t.{t}.ev", "club.*.t.{t}.status"], '
+                     f'subscribe: ["club.*.t.{t}.ack", "club.*.t.{t}.cmd", "$MQTT.sub.>"]')
+        lines.append(f"    {{user: {q(user)}, password: {q(pw)}, permissions: {{{perms}}}}}")
+    lines += ["  ]", "}"]
+    return "\n".join(lines)
 
 
 def wait_port(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> bool:
@@ -139,6 +171,7 @@ class Broker:
                     f"server_name: {self.domain or 'hall'}_{self.port}",
                     f"jetstream {{ store_dir: \"{store}\"{domain} }}",
                     f"mqtt {{ listen: 127.0.0.1:{self.port} }}",
+                    nats_authorization(self.users) if self.users else "",
                     self.nats_extra]
             self.conf = self.folder / "nats.conf"
             self.conf.write_text("\n".join(conf) + "\n")

@@ -463,10 +463,10 @@ def whist_base(v: int) -> Optional[dict]:
 
     A Z-cyclic base round from ``whist_bases.json`` when there is one, else, for a prime
     power 4n+1, the finite-field construction of :func:`_field_base`. The cached base
-    rounds were found once by seeded depth-first searches (over "patterned" rounds
-    (a, c, -a, -c) in Z_v, or Z_(v-1) with infinity partnering 0; a plain search up to 24
-    players); the searches are not part of the package, and the tests check every cached
-    base's whole tournament."""
+    rounds were found once, offline, by ``python -m hall.whist_build`` (seeded searches
+    over Z_v or Z_(v-1) with infinity, "patterned" rounds (a, c, -a, -c), finite-ring
+    constructions and products of smaller charts; each entry says how it was made); the
+    tests check every cached base's whole tournament."""
     cached = _cached_bases().get(v)
     if cached is not None:
         return cached
@@ -475,13 +475,33 @@ def whist_base(v: int) -> Optional[dict]:
     return None
 
 
+def _moduli(base) -> list:
+    """The group of a base round as cyclic factors: ``moduli`` [n1, n2, ...] is
+    Z_n1 x Z_n2 x ... with elements coded in mixed radix; the field construction's
+    ``group`` [p, k] is GF(p^k)'s additive group, Z_p^k."""
+    if "moduli" in base:
+        return list(base["moduli"])
+    p, k = base["group"]
+    return [p] * k
+
+
 def _develop(v, base):
     """All rounds of Wh(v) from its base round: ``[(tables, byes)]`` with players numbered
-    0..v-1 (the group's elements, then infinity last)."""
-    p, k = base["group"]
-    m = p ** k
-    F = _GF(p, k) if k > 1 else None
-    add = F.add if F else (lambda a, b: (a + b) % m)
+    0..v-1 (the group's elements by their codes, then infinity last)."""
+    moduli = _moduli(base)
+
+    def add(x, g):
+        out, mul = 0, 1
+        for n in moduli:
+            out += ((x % n + g % n) % n) * mul
+            x //= n
+            g //= n
+            mul *= n
+        return out
+
+    m = 1
+    for n in moduli:
+        m *= n
     rounds = []
     for g in range(m):
         tables, used = [], set()
@@ -520,7 +540,7 @@ def whist_chart(v: int) -> list:
     base = whist_base(v - 1)
     if base is None:
         return _greedy_chart(v)
-    if base["group"][1] == 1:
+    if len(_moduli(base)) == 1:
         return _plus_one_cyclic(v, base)
     try:
         return _plus_one(whist_chart(v - 1), v)

@@ -24,7 +24,8 @@ MOVEMENTS = {"progressive": ("winners-up", "rotation", "whist"),
              "partnership": ("round-robin", "swiss")}
 TIE_BREAKS = ("games_won", "margin", "marches", "loners", "euchres", "head_to_head")
 MAX_TABLES = 40
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+# No '.': the id goes into MQTT topics, which nats-server maps to subjects split at '.'.
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 
 
 class NightError(ValueError):
@@ -130,8 +131,8 @@ class Night:
                              + ", ".join(sorted(known)))
         nid = cfg.get("id")
         if not isinstance(nid, str) or not _ID.match(nid):
-            raise NightError(f"id must be a short name of letters, digits, '-', '_' or '.' "
-                             f"(it names the night's topics), e.g. id = \"2026-11-14\", not {nid!r}")
+            raise NightError(f"id must be a short name of letters, digits, '-' or '_' (it names "
+                             f"the night's topics), e.g. id = \"2026-11-14\", not {nid!r}")
         fmt = cfg.get("format", "progressive")
         if fmt not in FORMATS:
             raise NightError(f"format is 'progressive' or 'partnership', not {fmt!r}")

@@ -440,7 +440,7 @@ class HallService:
                 continue
             self._sent_round[t] = (start["round"], now)
             self.hub.send(t, {"cmd": "round", "round": start["round"], "seating": seating,
-                              "hands": self.night.hands_per_round if self.cfg.end_by != "director" else None,
+                              "hands": self.night.hands_per_round, "end_by": self.cfg.end_by,
                               "ends_at": start.get("ends_at")})
 
     def _moves(self) -> dict:

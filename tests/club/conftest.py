@@ -22,6 +22,17 @@ def broker(tmp_path):
 
 
 @pytest.fixture
+def nats_broker(tmp_path):
+    """nats-server (JetStream, MQTT listener) with the same users and the club's
+    permissions."""
+    if shutil.which("nats-server") is None and not shutil.os.path.exists("/usr/bin/nats-server"):
+        pytest.skip("nats-server is not installed (make setup installs it)")
+    b = Broker("nats", users=USERS, folder=str(tmp_path / "nats")).start()
+    yield b
+    b.close()
+
+
+@pytest.fixture
 def open_broker(tmp_path):
     """mosquitto without users or ACL: lets a test send what a broker with the ACL would
     stop, to check that the hall refuses it too."""

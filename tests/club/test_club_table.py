@@ -163,6 +163,38 @@ def test_a_club_table_with_cards_deals_only_in_a_round_the_hall_started(tmp_path
         hub.stop()
 
 
+def test_a_table_restarted_in_a_round_the_director_ends_deals_no_extra_hand(tmp_path, broker):
+    """The round's terms are in the table's club_round record: restarted after the round's
+    hands, the table waits for the director instead of dealing another."""
+    cfg = club_cfg(tmp_path, broker.port, panel=False, entry="cards")
+    store = Store(str(tmp_path / "hall.sqlite"))
+    hub = Hub(store, NIGHT, port=broker.port, password="hallpw", keepalive=2).start()
+    svc = TableService(cfg, clock=Clock(), monotonic=Clock())
+    try:
+        assert hub.connected.wait(10) and wait_for(lambda: svc.club.link.connected.is_set())
+        hub.send(4, {"cmd": "round", "round": 1, "seating": {"N": "a", "E": "b", "S": "c", "W": "d"},
+                     "hands": 1, "ends_at": None, "end_by": "director"})
+        assert wait_for(lambda: (svc.step(), svc.ctl.referee.state["phase"] == "deal")[1])
+        first = [r.to_dict() for r in svc.log.records()]
+        assert [r["type"] for r in first] == ["club_round", "hand"]
+        assert first[0]["hands"] == 1 and first[0]["end_by"] == "director"
+    finally:
+        svc.close()
+    # The power goes off and on: the same state folder, no word from the hall since.
+    again = TableService(cfg, clock=Clock(), monotonic=Clock())
+    try:
+        r = again.club.round
+        assert (r.round, r.target, r.hands, r.end_by, r.over) == (1, 1, 1, "director", False)
+        assert not again.club.wants_hand()
+        before = again.log.last_seq
+        for _ in range(20):
+            again.step()
+        assert [x.event()["type"] for x in again.log.records()][before:] == []
+    finally:
+        again.close()
+        hub.stop()
+
+
 def test_the_examples_are_valid():
     import tomllib
     from pathlib import Path

@@ -107,7 +107,9 @@ def test_the_last_will_marks_a_table_offline_and_silence_marks_it_stale(tmp_path
         hub.stop()
 
 
-def test_the_broker_acl_stops_a_table_writing_under_another_number(tmp_path, broker):
+@pytest.mark.parametrize("kind", ["mosquitto", "nats"])
+def test_the_broker_acl_stops_a_table_writing_under_another_number(tmp_path, kind, request):
+    broker = request.getfixturevalue("broker" if kind == "mosquitto" else "nats_broker")
     store, hub = hub_for(tmp_path, broker.port)
     three = raw_client(broker.port, "3", "pw3", cid="euchre-x-t3")
     try:

@@ -138,6 +138,7 @@ def test_a_whist_night_seats_the_chart():
     ({"format": "partnership", "teams": [["A", "B"], ["C", "D"], ["E", "F"]],
       "movement": "round-robin", "rounds": 4}, "has 3 rounds"),
     ({"players": 8, "colour": "red"}, "unknown setting 'colour'"),
+    ({"players": 8, "id": "fri.2026"}, "letters, digits, '-' or '_'"),
 ])
 def test_a_bad_night_is_refused_with_one_line(cfg, words):
     with pytest.raises(NightError) as e:
