@@ -43,19 +43,24 @@ REPORT_SEED = 1000
 """Seeds from here on are for reporting; the renderer's ranges were set on seeds below 1000."""
 
 
-def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card: int = 7,
+def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card: int = 8,
                              tries: int = 5):
     """A plain deck calibrated from the reader camera's frames: each card laid on the
     plate in turn, then taken away (clean conditions: the hood on, no glare). A card the
     calibration does not take is laid again (another place in the guide), as a player
     would; returns ``(deck, relays)``, the number of cards laid more than once."""
-    from vision.deck_calibration import calibrate_live
+    from vision.deck_calibration import EMPTY_FRAMES, calibrate_live
     asked = {"card": None, "relays": 0}
 
     def announce(text):
         asked["card"] = next(c for c in DECK if f"({c})" in text)
 
     def frames():
+        # The empty window first: the calibration learns it before it asks for a card.
+        cond = random_window_conditions(rng, clean=True)
+        empty, _ = compose_window_frame(None, size=size, rng=rng, deck=design, **cond)
+        for _ in range(EMPTY_FRAMES + 1):
+            yield empty
         laid = {}
         while asked["card"] is not None:
             card = asked["card"]
@@ -66,23 +71,16 @@ def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card:
                 asked["relays"] += 1
             cond = random_window_conditions(rng, clean=True)
             cond["room"] = float(rng.uniform(0.0, 0.12))
-            still, _ = compose_window_frame(card, size=size, rng=rng, deck=design, sticker=False, **cond)
-            for _ in range(frames_per_card):
-                yield still
+            # The window is seen empty before each card is laid (the last one taken away).
             empty, _ = compose_window_frame(None, size=size, rng=rng, deck=design, **cond)
             for _ in range(2):
                 yield empty
-    gen = frames()
-    # calibrate_live asks for the first card before it reads a frame.
-    deck, _faces = calibrate_live(_after_first_call(gen, asked), announce=announce, name=design)
+            still, _ = compose_window_frame(card, size=size, rng=rng, deck=design, sticker=False, **cond)
+            for _ in range(frames_per_card):
+                yield still
+    # calibrate_live learns the empty window, then asks for the first card.
+    deck, _faces = calibrate_live(frames(), announce=announce, name=design)
     return deck, asked["relays"]
-
-
-def _after_first_call(gen, asked):
-    """Frames from ``gen``, started only once calibrate_live has named the first card."""
-    while asked["card"] is None:
-        yield np.zeros((8, 8, 3), np.uint8)
-    yield from gen
 
 
 def _stay(card, cond, frame_seed, design, mode, deck, decoder, size, masked, episode, k):

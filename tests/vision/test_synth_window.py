@@ -88,6 +88,17 @@ def test_the_window_benchmark_runs_short(capsys):
 
 
 @needs_art
+def test_the_window_benchmark_calibrates_a_plain_deck_through_the_reader(capsys):
+    # The live calibration learns the empty window first, then takes each card laid on
+    # the plate: the benchmark must show it the window as a dealer would.
+    from bench.vision_window import main
+    assert main(["--decks", "standard", "--frames", "2", "--modes", "plain", "--episode", "3",
+                 "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "TOTAL plain" in out and " 0 wrong" in out
+
+
+@needs_art
 def test_mat_reader_window_sets_the_window_round_the_card_in_the_guide(tmp_path, capsys):
     import cv2
     from controller.cli import main
