@@ -50,6 +50,7 @@ def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card:
     calibration does not take is laid again (another place in the guide), as a player
     would; returns ``(deck, relays)``, the number of cards laid more than once."""
     from vision.deck_calibration import EMPTY_FRAMES, calibrate_live
+    from vision.plain.calibration import CalibrationError
     asked = {"card": None, "relays": 0}
 
     def announce(text):
@@ -79,7 +80,12 @@ def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card:
             for _ in range(frames_per_card):
                 yield still
     # calibrate_live learns the empty window, then asks for the first card.
-    deck, _faces = calibrate_live(frames(), announce=announce, name=design)
+    try:
+        deck, _faces = calibrate_live(frames(), announce=announce, name=design)
+    except CalibrationError as exc:
+        # As a player would be told: the deck is not written; its cards count as refused.
+        print(f"  {design}: the calibration through the reader failed: {exc}", flush=True)
+        return None, asked["relays"]
     return deck, asked["relays"]
 
 
@@ -124,7 +130,7 @@ def run_design(design: str, modes, frames: int, seed: int, size=(640, 480), deco
     """Counts and timings for one KDE design: ``{mode: {...}}``."""
     rng = np.random.default_rng([seed, sum(map(ord, design))])
     deck, relays = calibrate_through_reader(design, rng, size) if "plain" in modes else (None, 0)
-    out = {m: {"calibration_relays": relays, "frames": 0, "correct": 0, "refused": 0, "wrong": 0, "wrong_cases": [],
+    out = {m: {"calibration_relays": relays, "calibration_failed": m == "plain" and deck is None, "frames": 0, "correct": 0, "refused": 0, "wrong": 0, "wrong_cases": [],
                "ms": [], "tilted": 0, "tilted_correct": 0, "glare": 0, "glare_correct": 0}
            for m in modes}
     for m in modes:
@@ -141,6 +147,15 @@ def run_design(design: str, modes, frames: int, seed: int, size=(640, 480), deco
                      card_shift_mm=tuple(map(float, rng.uniform(-2.5, 2.5, 2))))
         again_seed = int(rng.integers(1 << 31))
         for mode in modes:
+            if mode == "plain" and deck is None:
+                # No deck: the table cannot read this card (refused), nor name a wrong one.
+                r = out[mode]
+                if card is None:
+                    r["empty"] += 1
+                else:
+                    r["frames"] += 1
+                    r["refused"] += 1
+                continue
             events, first, ms = _stay(card, cond, frame_seed, design, mode, deck, decoder, size,
                                       masked, episode, k)
             out[mode]["ms"].append(ms)
@@ -218,8 +233,9 @@ def main(argv=None) -> int:
             r = res[m]
             for k in ("frames", "correct", "refused", "wrong"):
                 totals[m][k] += r[k]
+            ms = f"{statistics.median(r['ms']):.1f} ms" if r["ms"] else "calibration FAILED"
             line.append(f"{m}: {r['correct']}/{r['frames']} correct, {r['refused']} refused, "
-                        f"{r['wrong']} wrong, {statistics.median(r['ms']):.1f} ms")
+                        f"{r['wrong']} wrong, {ms}")
         if "plain" in modes and res["plain"]["calibration_relays"]:
             line.append(f"(calibration: {res['plain']['calibration_relays']} card(s) laid again)")
         print("  ".join(line), flush=True)
@@ -240,7 +256,8 @@ def main(argv=None) -> int:
               f"{ep['episodes_empty']} times")
     for m in modes:
         t = totals[m]
-        medians = [statistics.median(results[d][m]["ms"]) for d in decks]
+        medians = [statistics.median(results[d][m]["ms"]) for d in decks if results[d][m]["ms"]] or [0.0]
+        failed = [d for d in decks if results[d][m].get("calibration_failed")]
         tilted = sum(results[d][m]["tilted"] for d in decks)
         tilted_ok = sum(results[d][m]["tilted_correct"] for d in decks)
         glare = sum(results[d][m]["glare"] for d in decks)
@@ -248,11 +265,12 @@ def main(argv=None) -> int:
         print(f"TOTAL {m}: {t['correct']}/{t['frames']} correct ({100 * t['correct'] / max(1, t['frames']):.2f}%), "
               f"{t['refused']} refused, {t['wrong']} wrong; tilted {tilted_ok}/{tilted}, "
               f"glare {glare_ok}/{glare}; CPU ms per frame, median of designs "
-              f"{statistics.median(medians):.1f}")
+              f"{statistics.median(medians):.1f}"
+              + (f"; calibration failed for {', '.join(failed)}" if failed else ""))
     if args.json:
         for d in results.values():
             for r in d.values():
-                r["ms_median"] = statistics.median(r["ms"])
+                r["ms_median"] = statistics.median(r["ms"]) if r["ms"] else None
                 del r["ms"]
         with open(args.json, "w") as f:
             json.dump({"seed": args.seed, "size": [w, h], "frames": args.frames,
