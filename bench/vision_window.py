@@ -48,7 +48,8 @@ def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card:
     """A plain deck calibrated from the reader camera's frames: each card laid on the
     plate in turn, then taken away (clean conditions: the hood on, no glare). A card the
     calibration does not take is laid again (another place in the guide), as a player
-    would; returns ``(deck, relays)``, the number of cards laid more than once."""
+    would; returns ``(deck, relays)``, relays being the number of cards laid more than
+    once, and deck None when the calibration failed (it says why)."""
     from vision.deck_calibration import EMPTY_FRAMES, calibrate_live
     from vision.plain.calibration import CalibrationError
     asked = {"card": None, "relays": 0}
@@ -57,8 +58,11 @@ def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card:
         asked["card"] = next(c for c in DECK if f"({c})" in text)
 
     def frames():
-        # The empty window first: the calibration learns it before it asks for a card.
-        cond = random_window_conditions(rng, clean=True)
+        # One reader, one sitting: its camera, plate and light stay as they are through the
+        # calibration (only the room's light leaking under the hood changes). The empty
+        # window first: the calibration learns it before it asks for a card.
+        reader = random_window_conditions(rng, clean=True)
+        cond = dict(reader, room=float(rng.uniform(0.0, 0.12)))
         empty, _ = compose_window_frame(None, size=size, rng=rng, deck=design, **cond)
         for _ in range(EMPTY_FRAMES + 1):
             yield empty
@@ -70,8 +74,7 @@ def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card:
                 return                      # the calibration stops: the camera "ended"
             if laid[card] == 2:
                 asked["relays"] += 1
-            cond = random_window_conditions(rng, clean=True)
-            cond["room"] = float(rng.uniform(0.0, 0.12))
+            cond = dict(reader, room=float(rng.uniform(0.0, 0.12)))
             # The window is seen empty before each card is laid (the last one taken away).
             empty, _ = compose_window_frame(None, size=size, rng=rng, deck=design, **cond)
             for _ in range(2):
