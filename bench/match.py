@@ -36,7 +36,11 @@ from engine.cards import SEATS, cards_of
 PEERS = ("ismcts", "euchre-cli", "perfect")
 LEGACY = ("legacy-insane",)
 ALL_LEVELS = LEVELS + ("random",) + PEERS + LEGACY
-_OPTIONS = {"scale": float, "samples": int, "sims": int}
+_OPTIONS = {"scale": float, "samples": int, "sims": int,
+            # Insane's search settings, for tuning (engine.bots.insane.InsaneBot)
+            "work": int, "candidates": int, "batch": int, "play_weight": float,
+            "bid_weight": float, "z": float, "least": int}
+_INSANE_OPTIONS = ("work", "candidates", "batch", "play_weight", "bid_weight", "z", "least")
 # Peers that play only under OpenSpiel's rules.
 OPENSPIEL_PEERS = ("ismcts", "euchre-cli")
 
@@ -55,8 +59,10 @@ def _parse_one(spec: str):
             options[key] = _OPTIONS[key](value)
         except ValueError:
             raise ValueError(f"{key} in {spec!r} must be a number, not {value!r}") from None
-        if options[key] <= 0:
+        if options[key] < 0 or (options[key] == 0 and key not in ("play_weight", "bid_weight")):
             raise ValueError(f"{key} in {spec!r} must be above 0")
+        if key in _INSANE_OPTIONS and name != "insane":
+            raise ValueError(f"{key} is an option of insane only, not of {name!r}")
     return name, options
 
 
@@ -91,8 +97,12 @@ def _make_one(name, options, seed, rules, budget, samples):
     if name in PEERS:
         from bench import peers
         return peers.make_peer(name, seed=seed, rules=rules, simulations=options.get("sims", 1000))
-    return make_bot(name, seed=seed, budget=budget, samples=options.get("samples", samples),
-                    scale=options.get("scale", 1.0))
+    bot = make_bot(name, seed=seed, budget=budget, samples=options.get("samples", samples),
+                   scale=options.get("scale", 1.0))
+    for key in _INSANE_OPTIONS:
+        if key in options:
+            setattr(bot, key, options[key])
+    return bot
 
 
 def make_player(level: str, seed: int, rules: Rules, budget=..., samples=None):

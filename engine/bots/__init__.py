@@ -29,7 +29,7 @@ DEFAULTS = {
     # Per-decision budget and the most deals solved; sized so that the median decision
     # stays under 100 ms (Hard) and 300 ms (Insane) on one core of a desktop machine.
     "hard": dict(samples=48, budget=0.08),
-    "insane": dict(samples=160, budget=0.25),
+    "insane": dict(samples=160, budget=0.25, work=150_000),
 }
 
 
@@ -58,6 +58,8 @@ def make_bot(level: str, seed: Optional[int] = None, budget: Optional[float] = .
             raise ValueError(f"scale must be above 0, not {scale}")
         options["samples"] = max(1, round(options["samples"] * scale))
         options["budget"] = options["budget"] * scale
+        if options.get("work") is not None:
+            options["work"] = max(1, round(options["work"] * scale))
         if budget is not ...:
             options["budget"] = budget
         if samples is not None:

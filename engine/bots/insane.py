@@ -20,13 +20,14 @@ import time
 from collections import Counter
 from typing import Callable, Optional
 
-from engine.bots.deals import PlaySampler, played_masks, sample_dealt
+from engine.bots.deals import PlaySampler, played_masks, sample_dealt, void_masks
 from engine.bots.inference import BidEvidence, BidModel, PlayEvidence, PlayModel
 from engine.bots.medium import MediumBot, _score_pressure, bid_estimate
 from engine.bots.models import ALONE_CURVE, BID_CURVES, PLAY_WEIGHTS
 from engine.bots.search import SearchBot, play_values
 from engine.bots.solver import Solver
-from engine.cards import SEATS, SUITS, cards_of, mask_of
+from engine.cards import (DECK, EFFECTIVE_SUIT, POWER, SEAT_NAMES, SEATS, SUIT_MASK, SUIT_NAMES,
+                          SUITS, cards_of, mask_of, partner)
 from engine.hand import Action
 
 CANDIDATE_WORK = 30
@@ -77,6 +78,59 @@ class ModelBidder(MediumBot):
         return Action("pass"), "pass"
 
 
+class Race:
+    """Values of the candidate actions on each solved deal (with its count), to stop as
+    soon as one action is clearly best: an action whose mean trails the leader's by more
+    than ``z`` standard errors of the paired difference drops out (its mean stays)."""
+
+    def __init__(self, actions, z: float, least: int):
+        self.live = list(actions)
+        self.values = {a: [] for a in actions}
+        self.counts = []
+        self.z = z
+        self.least = least
+        self.totals = {a: 0.0 for a in actions}
+        self.n = 0
+
+    def add(self, values: dict, count: int) -> None:
+        self.counts.append(count)
+        self.n += count
+        for a in self.live:
+            v = values[a]
+            self.values[a].append(v)
+            self.totals[a] += count * v
+
+    def mean(self, a) -> float:
+        k = len(self.values[a])
+        return self.totals[a] / sum(self.counts[:k]) if k else 0.0
+
+    def settled(self) -> bool:
+        """Drop clearly worse actions; True when one is left."""
+        if len(self.counts) < self.least or len(self.live) < 2:
+            return len(self.live) < 2
+        n = self.n
+        w = self.counts
+        sq = sum(c * c for c in w)
+        n_eff = n * n / sq
+        means = {a: self.totals[a] / n for a in self.live}
+        best = max(self.live, key=means.get)
+        vb = self.values[best]
+        keep = [best]
+        for a in self.live:
+            if a == best:
+                continue
+            va = self.values[a]
+            d = means[best] - means[a]
+            var = sum(c * (x - y - d) ** 2 for c, x, y in zip(w, vb, va)) / n
+            se = math.sqrt(var / n_eff)
+            # Clearly worse, or equal to within a hundredth of a point: drop it.
+            if d > self.z * se or (var == 0.0 and d > 0) or d + self.z * se < 0.01:
+                continue
+            keep.append(a)
+        self.live = keep
+        return len(keep) < 2
+
+
 class InsaneBot(SearchBot):
     """The strongest level: Hard's search with inference from bids and play.
 
@@ -90,19 +144,23 @@ class InsaneBot(SearchBot):
     def __init__(self, seed: Optional[int] = None, samples: int = 160,
                  budget: Optional[float] = 0.25, clock: Callable[[], float] = time.perf_counter,
                  work: Optional[int] = None, candidates: int = 6, batch: int = 8,
-                 play_weight: float = 1.0, bid_weight: float = 1.0, level: str = "insane"):
+                 play_weight: float = 1.0, bid_weight: float = 1.0, z: float = 3.0,
+                 least: int = 24, level: str = "insane"):
         super().__init__(seed=seed, samples=samples, budget=budget, clock=clock, weighted=True,
                          candidates=candidates, level=level)
         if work is not None and work <= 0:
             raise ValueError(f"work must be above 0 (or None), not {work}")
         self.work = work
         self.batch = batch
+        self.z = z
+        self.least = least
         self.play_weight = play_weight
         self.bid_weight = bid_weight
         self.bid_model = BidModel(BID_CURVES, ALONE_CURVE)
         self.play_model = PlayModel(PLAY_WEIGHTS)
         self.bidder = ModelBidder(self.bid_model)
         self.spent = 0
+        self.worlds = []
 
     # ------------------------------------------------------------------ budget
     def _done(self, start, solved):
@@ -174,19 +232,47 @@ class InsaneBot(SearchBot):
         def seat_hands(hands):
             return [(q, hands[q], hands[q] | played[q]) for q in others]
 
-        totals = {a: 0.0 for a in legal}
-        n = solved = 0
+        race = Race(legal, self.z, self.least)
+        solved = 0
+        self.worlds = []
         for hands, count in self._worlds(view, rng, PlaySampler(view).draw, seat_hands):
+            self.worlds.append((hands, count))
             solver = Solver(view.trump, mk, out)
-            for a, v in play_values(view, hands, legal, solver).items():
-                totals[a] += count * v
+            race.add(play_values(view, hands, race.live, solver), count)
             self.spent += solver.nodes
-            n += count
             solved += 1
-            if self._done(start, solved):
+            if self._done(start, solved) or (solved % self.batch == 0 and race.settled()):
                 break
         self.last_samples = solved
-        return totals, n
+        return self._totals(race, legal)
+
+    def _explain(self, view, legal, best, means, n, rule_action, rule_reason) -> str:
+        """In a player's words: what to do and the rule of thumb behind it, the surest
+        thing the likely deals say about a hidden hand, and the points expected."""
+        if best == rule_action:
+            first = rule_reason.rstrip(".")
+        else:
+            first = action_words(view, best)
+        parts = [first]
+        trump = view.trump
+        if trump is None:
+            trump = best.suit if best.kind == "call" else (view.upcard.suit if view.phase == "round 1" else None)
+        read = table_read(view, self.worlds, trump)
+        if read:
+            parts.append(read)
+        ranked = sorted((a for a in legal if means[a] != float("-inf") and a != best), key=lambda a: -means[a])
+        expect = f"Expect {means[best]:+.1f} points"
+        if ranked:
+            expect += f", against {means[ranked[0]]:+.1f} for {_other_words(view, ranked[0])}"
+        parts.append(expect + f" (over {n} likely deals)")
+        return ". ".join(parts) + "."
+
+    @staticmethod
+    def _totals(race, legal):
+        """Totals and a count whose ratio is each action's mean (as SearchBot.advise reads
+        them), and -inf for actions never tried."""
+        n = max(race.n, 1)
+        return {a: (race.mean(a) * n if race.values.get(a) else float("-inf")) for a in legal}, race.n
 
     # ------------------------------------------------------------------ bidding
     def _rollout(self, h):
@@ -201,12 +287,10 @@ class InsaneBot(SearchBot):
     def _eval_bid(self, view, legal, rng, start):
         self.spent = 0
         my_team = SEATS.index(view.seat) & 1
-        totals = {a: 0.0 for a in legal}
         candidates = self._candidates(view, legal, self.medium.choose(view))
-        for a in legal:
-            if a not in candidates:
-                totals[a] = float("-inf")
-        n = solved = failures = 0
+        race = Race(candidates, self.z, self.least)
+        solved = failures = 0
+        self.worlds = []
         me = view.seat
 
         def seat_hands(dealt):
@@ -220,19 +304,100 @@ class InsaneBot(SearchBot):
         for dealt, count in self._worlds(view, rng, lambda r: sample_dealt(view, r), seat_hands):
             base = self._replay(view, dealt)
             self.spent += REPLAY_WORK
+            self.worlds.append(([mask_of(dealt["hands"][s]) for s in SEATS], count))
             if base is None:
                 failures += 1
                 if failures > 20:
                     break
                 continue
-            for a in candidates:
+            values = {}
+            for a in race.live:
                 h = base.copy()
                 h.apply(a)
-                totals[a] += count * self._score_hand(view, self._rollout(h), my_team)
+                values[a] = self._score_hand(view, self._rollout(h), my_team)
                 self.spent += self.last_nodes
-            n += count
+            race.add(values, count)
             solved += 1
-            if self._done(start, solved):
+            if self._done(start, solved) or (solved % self.batch == 0 and race.settled()):
                 break
         self.last_samples = solved
-        return totals, n
+        return self._totals(race, legal)
+
+
+# --------------------------------------------------------------------------- reasons
+
+def action_words(view, a) -> str:
+    """An action as a player says it: "Order it up", "Lead the jack of hearts"."""
+    if a.kind == "pass":
+        return "Pass"
+    if a.kind == "order":
+        verb = "Pick it up" if view.seat == view.dealer else "Order it up"
+        return verb + (" and go alone" if a.alone else "")
+    if a.kind == "call":
+        return f"Call {SUIT_NAMES[a.suit]}" + (" and go alone" if a.alone else "")
+    if a.kind == "discard":
+        return f"Discard the {a.card.name}"
+    if a.kind == "play":
+        return ("Lead" if not view.trick else "Play") + f" the {a.card.name}"
+    if a.kind == "defend":
+        return "Defend alone"
+    if a.kind == "take":
+        return "Take it alone"
+    return str(a)
+
+
+def _other_words(view, a) -> str:
+    """The same action as the thing compared against: "passing", "the king of spades"."""
+    if a.kind == "pass":
+        return "passing"
+    if a.kind == "order":
+        return "going alone" if a.alone else ("picking it up" if view.seat == view.dealer else "ordering it up")
+    if a.kind == "call":
+        return f"calling {SUIT_NAMES[a.suit]}" + (" alone" if a.alone else "")
+    if a.kind == "discard":
+        return f"discarding the {a.card.name}"
+    if a.kind == "play":
+        return f"the {a.card.name}"
+    return f"{a}"
+
+
+def _who(view, seat: str) -> str:
+    return "your partner" if seat == partner(view.seat) else SEAT_NAMES[seat]
+
+
+def table_read(view, worlds, trump) -> Optional[str]:
+    """The surest thing the likely deals say about a hidden hand, in words ("East is
+    probably out of trumps", "your partner probably holds the left bower"), or None.
+    ``worlds``: ``(four bitmasks of what each seat holds, count)``."""
+    if not worlds or trump is None:
+        return None
+    total = sum(c for _, c in worlds)
+    me = SEATS.index(view.seat)
+    out = {SEATS.index(s) for s in view.sitting_out}
+    seen = mask_of(view.cards)
+    for _, cards, _ in view.tricks:
+        seen |= mask_of(c for _, c in cards)
+    seen |= mask_of(c for _, c in view.trick)
+    others = [q for q in range(4) if q != me and q not in out]
+    trump_mask = SUIT_MASK[trump][trump]
+    eff = EFFECTIVE_SUIT[trump]
+    key_cards = [c for c in DECK if not seen & c.bit and (
+        (eff[c.index] == trump and POWER[trump][c.index] >= 11) or (eff[c.index] != trump and c.rank == "A"))]
+    best, best_gain = None, 0.25
+    if view.phase == "play":
+        voids = void_masks(view)
+        for q in others:
+            if voids[q] & trump_mask:
+                continue   # shown: nothing to infer
+            p = sum(c for hands, c in worlds if not hands[q] & trump_mask) / total
+            if p >= 0.85 and p - 0.5 > best_gain:
+                best, best_gain = f"{_who(view, SEATS[q])} is probably out of trumps", p - 0.5
+    holders = len(others) + 1   # the kitty too
+    for card in key_cards:
+        for q in others:
+            p = sum(c for hands, c in worlds if hands[q] & card.bit) / total
+            if p >= 0.7 and p - 1 / holders > best_gain:
+                best, best_gain = f"{_who(view, SEATS[q])} probably holds the {card.name}", p - 1 / holders
+    if best is None:
+        return None
+    return best[0].upper() + best[1:]

@@ -139,6 +139,10 @@ class SearchBot(Bot):
             return rule_action, rule_reason
         means = {a: totals[a] / n for a in legal}
         best = max(legal, key=lambda a: (round(means[a], 9), a == rule_action))
+        return best, self._explain(view, legal, best, means, n, rule_action, rule_reason)
+
+    def _explain(self, view, legal, best, means, n, rule_action, rule_reason) -> str:
+        """The reason given with ``best``: the averages compared."""
         ranked = sorted(legal, key=lambda a: -means[a])
         other = next((a for a in ranked if a != best and means[a] != float("-inf")), None)
         why = (f"on {n} deals that fit what you have seen, {best} scores {means[best]:+.2f} "
@@ -146,8 +150,8 @@ class SearchBot(Bot):
         if other is not None:
             why += f" ({other}: {means[other]:+.2f})"
         if best == rule_action:
-            return best, f"{rule_reason}; {why}"
-        return best, why[0].upper() + why[1:]
+            return f"{rule_reason}; {why}"
+        return why[0].upper() + why[1:]
 
     # ------------------------------------------------------------------ sampling
     def _deals(self, view, rng, make, dealt_of):
