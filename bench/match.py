@@ -215,11 +215,27 @@ def run_pairs(a: str, b: str, rules: Rules, seed: int, start: int, count: int,
             b_hands.append((h, b_name))
             contracts.append(_contract(h.result))
         diffs.append(sum(pair) / 2)
-        same.append(contracts[0] == contracts[1])
+        same.append(_difference(*contracts))
     games = tables[0][0].games + tables[1][0].games
     return {"diffs": diffs, "same": same, "games": games, "times": times,
             "a_stats": [(h.result, t) for h, t in a_hands],
             "b_stats": [(h.result, t) for h, t in b_hands]}
+
+
+def _difference(c1, c2) -> str:
+    """How the two tables' contracts differ: "same", "thrown in" (at one table only),
+    "maker" (the other side made trump), "alone" (same side and trump, lone or not),
+    "trump" (same side, another suit or maker)."""
+    if c1 == c2:
+        return "same"
+    if c1 is None or c2 is None:
+        return "thrown in"
+    side1, side2 = "NS".find(c1[0]) >= 0, "NS".find(c2[0]) >= 0
+    if side1 != side2:
+        return "maker"
+    if c1[1] == c2[1] and c1[0] == c2[0]:
+        return "alone"
+    return "trump"
 
 
 def _contract(result):
@@ -250,10 +266,14 @@ def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: flo
     mean = statistics.fmean(diffs) if n else 0.0
     split = {}
     if len(same) == n and n:
-        for key, want in (("same_contract", True), ("other_contract", False)):
-            ds = [d for d, s_ in zip(diffs, same) if s_ is want]
-            # share of the mean: these pairs' points divided by all pairs
+        # Each kind of pair's share of the mean: its points divided by all pairs.
+        for key, kinds in (("same_contract", ("same",)),
+                           ("other_contract", ("thrown in", "maker", "alone", "trump"))):
+            ds = [d for d, s_ in zip(diffs, same) if s_ in kinds]
             split[key] = {"pairs": len(ds), "points": round(sum(ds) / n, 4)}
+        for kind in ("thrown in", "maker", "alone", "trump"):
+            ds = [d for d, s_ in zip(diffs, same) if s_ == kind]
+            split["other_contract"][kind] = {"pairs": len(ds), "points": round(sum(ds) / n, 4)}
     sd = statistics.stdev(diffs) if n > 1 else 0.0
     half = 1.96 * sd / math.sqrt(n) if n > 1 else float("inf")
 

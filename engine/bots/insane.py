@@ -161,6 +161,7 @@ class InsaneBot(SearchBot):
         self.bidder = ModelBidder(self.bid_model)
         self.spent = 0
         self.worlds = []
+        self.race = None
 
     # ------------------------------------------------------------------ budget
     def _done(self, start, solved):
@@ -244,6 +245,7 @@ class InsaneBot(SearchBot):
             if self._done(start, solved) or (solved % self.batch == 0 and race.settled()):
                 break
         self.last_samples = solved
+        self.race = race
         return self._totals(race, legal)
 
     def _explain(self, view, legal, best, means, n, rule_action, rule_reason) -> str:
@@ -254,6 +256,9 @@ class InsaneBot(SearchBot):
         else:
             first = action_words(view, best)
         parts = [first]
+        odds = self._bid_odds(view, best, legal, means)
+        if odds:
+            parts.append(odds)
         trump = view.trump
         if trump is None:
             trump = best.suit if best.kind == "call" else (view.upcard.suit if view.phase == "round 1" else None)
@@ -266,6 +271,27 @@ class InsaneBot(SearchBot):
             expect += f", against {means[ranked[0]]:+.1f} for {_other_words(view, ranked[0])}"
         parts.append(expect + f" (over {n} likely deals)")
         return ". ".join(parts) + "."
+
+    def _bid_odds(self, view, best, legal, means) -> Optional[str]:
+        """For a bid: how often the contract is made (or would be euchred), in words."""
+        race = self.race
+        if view.phase not in ("round 1", "round 2") or race is None:
+            return None
+        bids = [a for a in legal if a.kind in ("order", "call") and race.values.get(a)]
+        if best.kind in ("order", "call"):
+            contract = best
+        elif bids:
+            contract = max(bids, key=lambda a: means[a])
+        else:
+            return None
+        vals = race.values[contract]
+        w = race.counts[:len(vals)]
+        made = sum(c for c, v in zip(w, vals) if v > 0) / sum(w)
+        tenths = round(10 * made)
+        if contract is best:
+            return f"Your side makes it in {tenths} of 10 likely deals"
+        words = _other_words(view, contract)
+        return f"{words[0].upper() + words[1:]}, your side would be euchred in {10 - tenths} of 10 likely deals"
 
     @staticmethod
     def _totals(race, legal):
@@ -321,6 +347,7 @@ class InsaneBot(SearchBot):
             if self._done(start, solved) or (solved % self.batch == 0 and race.settled()):
                 break
         self.last_samples = solved
+        self.race = race
         return self._totals(race, legal)
 
 

@@ -117,8 +117,22 @@ class Solver:
     def _win(self, h, leader, need):
         if need <= 0:
             return True
-        if need > h[leader].bit_count():
+        left = h[leader].bit_count()
+        if need > left:
             return False
+        if left == 1:
+            # The last trick: every active seat plays its one card.
+            i = h[leader].bit_length() - 1
+            power = self.power
+            follow = self.follow_of[i] | self.trump_mask
+            best_p, best_pow = leader, power[i]
+            p = self.nxt[leader]
+            while p != leader:
+                j = h[p].bit_length() - 1
+                if h[p] & follow and power[j] > best_pow:
+                    best_p, best_pow = p, power[j]
+                p = self.nxt[p]
+            return (best_p & 1) == self.mk
         key = (h, leader, need)
         r = self.memo.get(key)
         if r is None:
