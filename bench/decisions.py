@@ -44,8 +44,8 @@ def kind_of(view) -> str:
 
 
 def positions(hands: int, seed: int, rules: Rules, samples: int = 16) -> list:
-    """(true hand at the decision, view) for every decision with a choice in ``hands``
-    hands played by Hard with ``samples`` deals a decision."""
+    """(hand number, true hand at the decision, view) for every decision with a choice
+    in ``hands`` hands played by Hard with ``samples`` deals a decision."""
     from bench.match import deal_for
     bots = {s: make_bot("hard", seed=seed * 5 + i, budget=None, samples=samples)
             for i, s in enumerate(SEATS)}
@@ -56,7 +56,7 @@ def positions(hands: int, seed: int, rules: Rules, samples: int = 16) -> list:
         while not h.is_over:
             view = h.view(h.to_act)
             if len(view.legal) > 1:
-                out.append((h.copy(), view))
+                out.append((k, h.copy(), view))
             h.apply(bots[h.to_act].choose(view))
     return out
 
@@ -79,13 +79,15 @@ def true_values(h, view, judge: SearchBot) -> dict:
 def evaluate(levels, hands: int, seed: int, rules: Rules) -> dict:
     pos = positions(hands, seed, rules)
     judge = SearchBot(seed=0, samples=1, budget=None)
-    truth = [true_values(h, v, judge) for h, v in pos]
+    truth = [true_values(h, v, judge) for _, h, v in pos]
     out = {"positions": len(pos), "hands": hands, "seed": seed, "rules": rules.name, "levels": {}}
+    first = None
     for spec in levels:
         from bench.match import make_player
         bot = make_player(spec, seed + 1, rules, budget=None)
         by_kind, cpu = {}, []
-        for (h, view), values in zip(pos, truth):
+        per_hand = [0.0] * hands
+        for (k, h, view), values in zip(pos, truth):
             if hasattr(bot, "start_hand"):
                 bot.start_hand(h)
             t0 = time.thread_time()
@@ -93,6 +95,7 @@ def evaluate(levels, hands: int, seed: int, rules: Rules) -> dict:
             cpu.append(time.thread_time() - t0)
             best = max(values.values())
             by_kind.setdefault(kind_of(view), []).append(best - values[a])
+            per_hand[k] += best - values[a]
         every = [r for rs in by_kind.values() for r in rs]
         out["levels"][spec] = {
             "regret_per_decision": round(statistics.fmean(every), 4),
@@ -102,6 +105,16 @@ def evaluate(levels, hands: int, seed: int, rules: Rules) -> dict:
             "cpu_ms_median": round(1000 * statistics.median(cpu), 2),
             "cpu_ms_mean": round(1000 * statistics.fmean(cpu), 2),
         }
+        if first is None:
+            first = (spec, per_hand)
+        elif hands > 1:
+            # Paired over hands: this level's regret minus the first level's.
+            d = [x - y for x, y in zip(per_hand, first[1])]
+            mean = statistics.fmean(d)
+            half = 1.96 * statistics.stdev(d) / hands ** 0.5
+            out["levels"][spec]["minus_first"] = {
+                "vs": first[0], "per_hand": round(mean, 4),
+                "ci95": [round(mean - half, 4), round(mean + half, 4)]}
     return out
 
 
@@ -131,8 +144,12 @@ def main(argv=None) -> int:
     print(f"{r['positions']} decisions from {r['hands']} hands (seed {r['seed']}, {r['rules']})")
     for spec, s in r["levels"].items():
         kinds = ", ".join(f"{k} {v['per_hand']:.3f}" for k, v in s["by_kind"].items())
-        print(f"{spec}: {s['regret_per_hand']:.3f} points a hand given away ({kinds}); "
-              f"CPU median {s['cpu_ms_median']:.1f} ms")
+        line = (f"{spec}: {s['regret_per_hand']:.3f} points a hand given away ({kinds}); "
+                f"CPU median {s['cpu_ms_median']:.1f} ms")
+        if "minus_first" in s:
+            m = s["minus_first"]
+            line += f"; minus {m['vs']}: {m['per_hand']:+.3f} [{m['ci95'][0]:+.3f}, {m['ci95'][1]:+.3f}]"
+        print(line)
     return 0
 
 

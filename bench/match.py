@@ -39,8 +39,10 @@ ALL_LEVELS = LEVELS + ("random",) + PEERS + LEGACY
 _OPTIONS = {"scale": float, "samples": int, "sims": int,
             # Insane's search settings, for tuning (engine.bots.insane.InsaneBot)
             "work": int, "candidates": int, "batch": int, "play_weight": float,
-            "bid_weight": float, "z": float, "least": int}
-_INSANE_OPTIONS = ("work", "candidates", "batch", "play_weight", "bid_weight", "z", "least")
+            "bid_weight": float, "z": float, "least": int, "stochastic": int,
+            "trick_policy": int}
+_INSANE_OPTIONS = ("work", "candidates", "batch", "play_weight", "bid_weight", "z", "least",
+                   "stochastic", "trick_policy")
 # Peers that play only under OpenSpiel's rules.
 OPENSPIEL_PEERS = ("ismcts", "euchre-cli")
 
@@ -59,7 +61,7 @@ def _parse_one(spec: str):
             options[key] = _OPTIONS[key](value)
         except ValueError:
             raise ValueError(f"{key} in {spec!r} must be a number, not {value!r}") from None
-        if options[key] < 0 or (options[key] == 0 and key not in ("play_weight", "bid_weight")):
+        if options[key] < 0 or (options[key] == 0 and key not in ("play_weight", "bid_weight", "stochastic", "trick_policy")):
             raise ValueError(f"{key} in {spec!r} must be above 0")
         if key in _INSANE_OPTIONS and name != "insane":
             raise ValueError(f"{key} is an option of insane only, not of {name!r}")
@@ -253,7 +255,8 @@ class _R:
         self.result = result
 
 
-def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: float) -> dict:
+def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: float,
+              keep_pairs: bool = False) -> dict:
     """One JSON-able summary of a match from the results of ``run_pairs``."""
     diffs = [d for p in parts for d in p["diffs"]]
     games = [g for p in parts for g in p["games"]]
@@ -281,7 +284,7 @@ def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: flo
         ts = sorted(ts)
         return ts[min(len(ts) - 1, int(q * len(ts)))] * 1000
 
-    return {
+    out = {
         "a": a, "b": b, "rules": rules.name, "seed": seed, "pairs": n, "hands": 2 * n,
         "mean": round(mean, 4), "ci95": [round(mean - half, 4), round(mean + half, 4)],
         "half_width": round(half, 4), "sd_pair": round(sd, 4),
@@ -294,6 +297,9 @@ def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: flo
         "seconds": round(seconds, 1),
         "note": "mean and ci95: points per hand for A minus B (duplicate pairs)",
     }
+    if keep_pairs:
+        out["pair_points"] = diffs
+    return out
 
 
 def _worker(args):
@@ -321,7 +327,9 @@ def match(a: str, b: str, pairs: int, seed: int = 1, rules: Optional[Rules] = No
         for s in range(0, pairs, chunk):
             parts.append(run_pairs(a, b, rules, seed, s, min(chunk, pairs - s), budget, samples))
             with open(progress, "w") as f:
-                json.dump(summarise(a, b, rules, seed, parts, time.perf_counter() - t0), f)
+                # every pair's points too, so that two runs on the same deals can be
+                # compared pair by pair
+                json.dump(summarise(a, b, rules, seed, parts, time.perf_counter() - t0, True), f)
     elif jobs <= 1 or pairs < 2 * jobs:
         parts = [run_pairs(a, b, rules, seed, 0, pairs, budget, samples)]
     else:

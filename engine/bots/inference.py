@@ -226,6 +226,24 @@ class PlayModel:
         total = sum(math.exp(v - top) for v in scores.values())
         return scores[ctx.card] - top - math.log(total)
 
+    def draw(self, ctx: PlayContext, hand: int, u: float) -> int:
+        """The card (index) the player chooses from ``hand`` in ``ctx``, drawn with the
+        model's probabilities by the uniform number ``u`` in [0, 1)."""
+        legal = legal_mask(ctx, hand)
+        cards = list(_bits(legal))
+        if len(cards) == 1:
+            return cards[0]
+        w = self.w
+        scores = [sum(w[f] for f in card_features(ctx, hand, legal, j)) for j in cards]
+        top = max(scores)
+        ps = [math.exp(v - top) for v in scores]
+        x = u * sum(ps)
+        for j, p in zip(cards, ps):
+            x -= p
+            if x < 0:
+                return j
+        return cards[-1]
+
 
 def play_contexts(view) -> list:
     """The public context of every card played so far in ``view``, in order."""

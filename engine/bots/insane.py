@@ -16,18 +16,19 @@ at most ``budget`` seconds on ``clock`` (None: no clock). Work is deterministic:
 from __future__ import annotations
 
 import math
+import random
 import time
 from collections import Counter
 from typing import Callable, Optional
 
 from engine.bots.deals import PlaySampler, played_masks, sample_dealt, void_masks
-from engine.bots.inference import BidEvidence, BidModel, PlayEvidence, PlayModel
+from engine.bots.inference import BidEvidence, BidModel, PlayContext, PlayEvidence, PlayModel
 from engine.bots.medium import MediumBot, _score_pressure, bid_estimate
 from engine.bots.models import ALONE_CURVE, BID_CURVES, PLAY_WEIGHTS
-from engine.bots.search import SearchBot, play_values
+from engine.bots.search import SearchBot, _thresholds, _utility, hand_points, play_values
 from engine.bots.solver import Solver
 from engine.cards import (DECK, EFFECTIVE_SUIT, POWER, SEAT_NAMES, SEATS, SUIT_MASK, SUIT_NAMES,
-                          SUITS, cards_of, mask_of, partner)
+                          SUITS, Card, cards_of, mask_of, partner, trick_winner_index)
 from engine.hand import Action
 
 CANDIDATE_WORK = 30
@@ -43,9 +44,25 @@ class ModelBidder(MediumBot):
     def __init__(self, model: BidModel):
         super().__init__()
         self.model = model
+        # With an rng the bids are drawn with the model's probabilities; without, each
+        # seat bids when the model says it more likely than not.
+        self.rng = None
 
     def _rel(self, view):
         return (SEATS.index(view.seat) - SEATS.index(view.dealer)) % 4
+
+    def _bids(self, rnd, rel, est) -> bool:
+        t, w = self.model.curves[(rnd, rel)]
+        if self.rng is None:
+            return est >= t
+        return self.rng.random() < 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, (est - t) / w))))
+
+    def _alone(self, est, slack=0.0) -> bool:
+        t, w = self.model.alone
+        t -= slack
+        if self.rng is None:
+            return est >= t
+        return self.rng.random() < 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, (est - t) / w))))
 
     def _round1(self, view, legal):
         up = view.upcard
@@ -53,10 +70,13 @@ class ModelBidder(MediumBot):
         est = bid_estimate(view.cards, view.seat, view.dealer, up, up.suit, True, forbid)
         est += _score_pressure(view)
         only_alone = Action("order") not in legal
-        alone_at = self.model.alone[0]
-        if Action("order alone") in legal and est >= alone_at - (0.3 if only_alone else 0.0):
-            return Action("order alone"), "alone"
-        if not only_alone and est >= self.model.threshold(1, self._rel(view)):
+        if only_alone:
+            if Action("order alone") in legal and self._alone(est, 0.3):
+                return Action("order alone"), "alone"
+            return Action("pass"), "pass"
+        if self._bids(1, self._rel(view), est):
+            if Action("order alone") in legal and self._alone(est):
+                return Action("order alone"), "alone"
             return Action("order"), "order"
         return Action("pass"), "pass"
 
@@ -71,9 +91,9 @@ class ModelBidder(MediumBot):
             return legal[0], "only"
         best_est += _score_pressure(view)
         stuck = Action("pass") not in legal
-        if best_est >= self.model.alone[0]:
-            return Action(f"call {best} alone"), "alone"
-        if stuck or best_est >= self.model.threshold(2, self._rel(view)):
+        if stuck or self._bids(2, self._rel(view), best_est):
+            if self._alone(best_est):
+                return Action(f"call {best} alone"), "alone"
             return Action(f"call {best}"), "call"
         return Action("pass"), "pass"
 
@@ -145,13 +165,17 @@ class InsaneBot(SearchBot):
                  budget: Optional[float] = 0.25, clock: Callable[[], float] = time.perf_counter,
                  work: Optional[int] = None, candidates: int = 6, batch: int = 8,
                  play_weight: float = 1.0, bid_weight: float = 1.0, z: float = 3.0,
-                 least: int = 24, level: str = "insane"):
+                 least: int = 24, stochastic: bool = False, trick_policy: bool = False,
+                 level: str = "insane"):
         super().__init__(seed=seed, samples=samples, budget=budget, clock=clock, weighted=True,
                          candidates=candidates, level=level)
         if work is not None and work <= 0:
             raise ValueError(f"work must be above 0 (or None), not {work}")
         self.work = work
         self.batch = batch
+        self.stochastic = stochastic
+        self.trick_policy = trick_policy
+        self._rollout_rng = None
         self.z = z
         self.least = least
         self.play_weight = play_weight
@@ -239,7 +263,12 @@ class InsaneBot(SearchBot):
         for hands, count in self._worlds(view, rng, PlaySampler(view).draw, seat_hands):
             self.worlds.append((hands, count))
             solver = Solver(view.trump, mk, out)
-            race.add(play_values(view, hands, race.live, solver), count)
+            if self.trick_policy and len(view.trick) < 3 - len(out):
+                values = self._policy_values(view, hands, race.live, solver,
+                                             [rng.random() for _ in range(3)])
+            else:
+                values = play_values(view, hands, race.live, solver)
+            race.add(values, count)
             self.spent += solver.nodes
             solved += 1
             if self._done(start, solved) or (solved % self.batch == 0 and race.settled()):
@@ -247,6 +276,50 @@ class InsaneBot(SearchBot):
         self.last_samples = solved
         self.race = race
         return self._totals(race, legal)
+
+    def _policy_values(self, view, hands, legal, solver, uniforms) -> dict:
+        """Like ``play_values``, but the players after this seat in the current trick
+        play as the play model says a player holding their cards would (drawn with the
+        same random numbers for every candidate card); from the next trick on, perfect
+        play. Guards against crediting the others with seeing through every hand at the
+        trick whose cards they choose right after ours."""
+        trump = view.trump
+        me = SEATS.index(view.seat)
+        maker = SEATS.index(view.maker)
+        mk = maker & 1
+        out = tuple(SEATS.index(s) for s in view.sitting_out)
+        nactive = 4 - len(out)
+        thresholds = _thresholds(view.rules, view.alone, view.defender_alone)
+        won = view.tricks_won[mk]
+        trick = tuple((SEATS.index(s), c.index) for s, c in view.trick)
+        gone = 0 if view.dealer_took_upcard else view.upcard.bit
+        for _, cards, _ in view.tricks:
+            gone |= mask_of(c for _, c in cards)
+        gone |= mask_of(c for _, c in view.trick)
+        model = self.play_model
+        values = {}
+        for a in legal:
+            c = a.card
+            nh = list(hands)
+            nh[me] &= ~c.bit
+            t = trick + ((me, c.index),)
+            g = gone | c.bit
+            p = me
+            k = 0
+            while len(t) < nactive:
+                p = (p + 1) % 4
+                while p in out:
+                    p = (p + 1) % 4
+                j = model.draw(PlayContext(trump, p, -1, t, g, maker, nactive), nh[p], uniforms[k])
+                k += 1
+                nh[p] &= ~(1 << j)
+                t += ((p, j),)
+                g |= 1 << j
+            winner = t[trick_winner_index([Card(i) for _, i in t], trump)][0]
+            taken = solver.maker_tricks(nh, winner, thresholds, (), won + ((winner & 1) == mk))
+            mk_pts, def_pts = hand_points(view.rules, view.alone, view.defender_alone, taken)
+            values[a] = _utility(view, me & 1, mk, mk_pts, def_pts)
+        return values
 
     def _explain(self, view, legal, best, means, n, rule_action, rule_reason) -> str:
         """In a player's words: what to do and the rule of thumb behind it, the surest
@@ -305,6 +378,7 @@ class InsaneBot(SearchBot):
         """Bidding, discard and defending finished in the imagined deal: the bids by
         the fitted model, the rest by Medium's rules."""
         bidder, medium = self.bidder, self.medium
+        bidder.rng = self._rollout_rng if self.stochastic else None
         while h.phase not in ("play", "over"):
             v = h.view(h.to_act)
             h.apply((bidder if h.phase in ("round 1", "round 2") else medium).choose(v))
@@ -327,6 +401,7 @@ class InsaneBot(SearchBot):
                     out.append((SEATS.index(seat), m, m))
             return out
 
+        self._rollout_rng = random.Random(rng.random())
         for dealt, count in self._worlds(view, rng, lambda r: sample_dealt(view, r), seat_hands):
             base = self._replay(view, dealt)
             self.spent += REPLAY_WORK
