@@ -40,9 +40,9 @@ _OPTIONS = {"scale": float, "samples": int, "sims": int,
             # Insane's search settings, for tuning (engine.bots.insane.InsaneBot)
             "work": int, "candidates": int, "batch": int, "play_weight": float,
             "bid_weight": float, "z": float, "least": int, "stochastic": int,
-            "trick_policy": int}
+            "trick_policy": int, "rollouts": int, "mix": float, "play_rollouts": int}
 _INSANE_OPTIONS = ("work", "candidates", "batch", "play_weight", "bid_weight", "z", "least",
-                   "stochastic", "trick_policy")
+                   "stochastic", "trick_policy", "rollouts", "mix", "play_rollouts")
 # Peers that play only under OpenSpiel's rules.
 OPENSPIEL_PEERS = ("ismcts", "euchre-cli")
 
@@ -61,7 +61,8 @@ def _parse_one(spec: str):
             options[key] = _OPTIONS[key](value)
         except ValueError:
             raise ValueError(f"{key} in {spec!r} must be a number, not {value!r}") from None
-        if options[key] < 0 or (options[key] == 0 and key not in ("play_weight", "bid_weight", "stochastic", "trick_policy")):
+        if options[key] < 0 or (options[key] == 0 and key not in ("play_weight", "bid_weight", "stochastic", "trick_policy", "rollouts", "mix",
+                                                  "play_rollouts")):
             raise ValueError(f"{key} in {spec!r} must be above 0")
         if key in _INSANE_OPTIONS and name != "insane":
             raise ValueError(f"{key} is an option of insane only, not of {name!r}")

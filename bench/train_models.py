@@ -43,10 +43,11 @@ def bid_record(view, action) -> dict | None:
     rel = _rel(view.seat, view.dealer)
     up = view.upcard
     forbid = not view.rules.dealer_may_discard_upcard
+    hand = {"cards": " ".join(view.cards), "upcard": str(up), "action": str(action)}
     if view.phase == "round 1":
         est = bid_estimate(view.cards, view.seat, view.dealer, up, up.suit, True, forbid)
         return {"round": 1, "rel": rel, "est": est, "bid": action.kind == "order",
-                "alone": bool(action.alone)}
+                "alone": bool(action.alone), **hand}
     if view.phase == "round 2":
         if "pass" not in view.legal:
             return None      # a stuck dealer has no choice to learn from
@@ -56,7 +57,7 @@ def bid_record(view, action) -> dict | None:
         called = action.suit if action.kind == "call" else None
         return {"round": 2, "rel": rel, "est": ests[best],
                 "called_est": ests[called] if called else None,
-                "bid": called is not None, "alone": bool(action.alone)}
+                "bid": called is not None, "alone": bool(action.alone), **hand}
     return None
 
 

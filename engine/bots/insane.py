@@ -35,6 +35,8 @@ CANDIDATE_WORK = 30
 """Work units (solver nodes) charged for drawing and weighing one candidate deal."""
 REPLAY_WORK = 150
 """Work units charged for bringing an imagined deal to a bidding decision and bidding on."""
+ROLLOUT_WORK = 120
+"""Work units charged for one playout of a hand by the play model."""
 
 
 class ModelBidder(MediumBot):
@@ -96,6 +98,44 @@ class ModelBidder(MediumBot):
                 return Action(f"call {best} alone"), "alone"
             return Action(f"call {best}"), "call"
         return Action("pass"), "pass"
+
+
+def policy_playout(h, model: PlayModel, rng) -> int:
+    """The makers' tricks when every seat plays the rest of hand ``h`` (in the play, all
+    hands known to the engine) as the play model says, each card drawn with the model's
+    probabilities from what that seat could see."""
+    gone = (0 if h.dealer_took else h.upcard.bit) | h._played_mask()
+    trick = tuple((q, c.index) for q, c in h.trick)
+    return playout(h.trump, h.maker, h.out, list(h.hands), gone, trick, h.won[h.maker & 1],
+                   h.to_act_i, model, rng)
+
+
+def playout(trump, maker, out, hands, gone, trick, won, p, model: PlayModel, rng) -> int:
+    """``policy_playout`` on bare numbers: ``hands`` four bitmasks (changed in place),
+    ``gone`` the cards out of play, ``trick`` the trick so far as (seat, card index),
+    ``won`` the makers' tricks so far, ``p`` the seat to play."""
+    mk = maker & 1
+    nactive = 4 - len(out)
+    eff, power = EFFECTIVE_SUIT[trump], POWER[trump]
+    while hands[p]:
+        j = model.draw(PlayContext(trump, p, -1, trick, gone, maker, nactive), hands[p], rng.random())
+        hands[p] &= ~(1 << j)
+        gone |= 1 << j
+        trick += ((p, j),)
+        if len(trick) == nactive:
+            led = eff[trick[0][1]]
+            best, bp = trick[0][0], power[trick[0][1]]
+            for q, i in trick[1:]:
+                if (eff[i] == trump or eff[i] == led) and power[i] > bp:
+                    best, bp = q, power[i]
+            won += (best & 1) == mk
+            trick = ()
+            p = best
+        else:
+            p = (p + 1) % 4
+            while p in out:
+                p = (p + 1) % 4
+    return won
 
 
 class Race:
@@ -166,6 +206,7 @@ class InsaneBot(SearchBot):
                  work: Optional[int] = None, candidates: int = 6, batch: int = 8,
                  play_weight: float = 1.0, bid_weight: float = 1.0, z: float = 3.0,
                  least: int = 24, stochastic: bool = False, trick_policy: bool = False,
+                 rollouts: int = 0, mix: float = 0.5, play_rollouts: int = 0,
                  level: str = "insane"):
         super().__init__(seed=seed, samples=samples, budget=budget, clock=clock, weighted=True,
                          candidates=candidates, level=level)
@@ -175,6 +216,9 @@ class InsaneBot(SearchBot):
         self.batch = batch
         self.stochastic = stochastic
         self.trick_policy = trick_policy
+        self.rollouts = rollouts
+        self.play_rollouts = play_rollouts
+        self.mix = mix
         self._rollout_rng = None
         self.z = z
         self.least = least
@@ -268,6 +312,8 @@ class InsaneBot(SearchBot):
                                              [rng.random() for _ in range(3)])
             else:
                 values = play_values(view, hands, race.live, solver)
+            if self.play_rollouts:
+                values = self._blend_playouts(view, hands, values, rng)
             race.add(values, count)
             self.spent += solver.nodes
             solved += 1
@@ -276,6 +322,49 @@ class InsaneBot(SearchBot):
         self.last_samples = solved
         self.race = race
         return self._totals(race, legal)
+
+    def _blend_playouts(self, view, hands, values, rng) -> dict:
+        """Each card's exact value blended (weight ``1 - mix``) with ``play_rollouts``
+        playouts by the play model after it (every seat, this one included, playing as
+        a player who sees only its own cards tends to), with the same random numbers
+        for every card."""
+        trump = view.trump
+        me = SEATS.index(view.seat)
+        maker = SEATS.index(view.maker)
+        mk = maker & 1
+        out = tuple(SEATS.index(s) for s in view.sitting_out)
+        gone = 0 if view.dealer_took_upcard else view.upcard.bit
+        for _, cards, _ in view.tricks:
+            gone |= mask_of(c for _, c in cards)
+        gone |= mask_of(c for _, c in view.trick)
+        trick = tuple((SEATS.index(s), c.index) for s, c in view.trick)
+        won = view.tricks_won[mk]
+        nactive = 4 - len(out)
+        seeds = [rng.random() for _ in range(self.play_rollouts)]
+        blended = {}
+        for a, v in values.items():
+            c = a.card
+            total = 0.0
+            for seed in seeds:
+                nh = list(hands)
+                nh[me] &= ~c.bit
+                t = trick + ((me, c.index),)
+                w, p = won, me
+                if len(t) == nactive:
+                    winner = t[trick_winner_index([Card(i) for _, i in t], trump)][0]
+                    w += (winner & 1) == mk
+                    p, t = winner, ()
+                else:
+                    p = (me + 1) % 4
+                    while p in out:
+                        p = (p + 1) % 4
+                taken = playout(trump, maker, out, nh, gone | c.bit, t, w, p, self.play_model,
+                                random.Random(seed))
+                mk_pts, def_pts = hand_points(view.rules, view.alone, view.defender_alone, taken)
+                total += _utility(view, me & 1, mk, mk_pts, def_pts)
+            self.spent += ROLLOUT_WORK * len(seeds)
+            blended[a] = self.mix * v + (1 - self.mix) * total / len(seeds)
+        return blended
 
     def _policy_values(self, view, hands, legal, solver, uniforms) -> dict:
         """Like ``play_values``, but the players after this seat in the current trick
@@ -383,6 +472,23 @@ class InsaneBot(SearchBot):
             v = h.view(h.to_act)
             h.apply((bidder if h.phase in ("round 1", "round 2") else medium).choose(v))
         return h
+
+    def _score_hand(self, view, h, my_team) -> float:
+        """Points of an imagined deal after the bidding: the exact solution, blended
+        (weight ``1 - mix``) with ``rollouts`` playouts in which every seat plays as the
+        play model says. Playing with all cards seen flatters both sides' play; the
+        playouts are what players who see only their own cards tend to make of it."""
+        value = super()._score_hand(view, h, my_team)
+        if h.phase != "play" or not self.rollouts:
+            return value
+        mk = h.maker & 1
+        total = 0.0
+        for _ in range(self.rollouts):
+            taken = policy_playout(h, self.play_model, self._rollout_rng)
+            mk_pts, def_pts = hand_points(view.rules, h.alone, h.defender_alone, taken)
+            total += _utility(view, my_team, mk, mk_pts, def_pts)
+        self.last_nodes += ROLLOUT_WORK * self.rollouts
+        return self.mix * value + (1 - self.mix) * total / self.rollouts
 
     def _eval_bid(self, view, legal, rng, start):
         self.spent = 0

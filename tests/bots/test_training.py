@@ -36,3 +36,12 @@ def test_decision_benchmark_scores_levels_on_the_true_deal(capsys):
     assert r["levels"]["random"]["regret_per_decision"] > 0.0
     assert decisions.main(["--level", "grandmaster"]) == 2
     assert "Unknown level" in capsys.readouterr().err
+
+
+def test_solver_speed_benchmark_reports_deals_per_second(capsys):
+    from bench import solver_speed
+    assert solver_speed.main(["--deals", "20", "--hands", "1", "--scale", "0.1", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["solver"]["deals_per_second"] > 0 and r["solver"]["nodes_per_deal"] > 10
+    assert r["insane"]["decisions"] > 0 and r["insane"]["work_budget"] == 15000
+    assert solver_speed.main(["--deals", "0"]) == 2
