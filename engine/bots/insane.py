@@ -206,7 +206,7 @@ class InsaneBot(SearchBot):
                  work: Optional[int] = None, candidates: int = 6, batch: int = 8,
                  play_weight: float = 1.0, bid_weight: float = 1.0, z: float = 3.0,
                  least: int = 24, stochastic: bool = False, trick_policy: bool = False,
-                 rollouts: int = 0, mix: float = 0.5, play_rollouts: int = 0,
+                 rollouts: int = 2, mix: float = 0.5, play_rollouts: int = 0,
                  level: str = "insane"):
         super().__init__(seed=seed, samples=samples, budget=budget, clock=clock, weighted=True,
                          candidates=candidates, level=level)

@@ -35,7 +35,7 @@ def _NEG_POWER(m):
 def _POWER(m):
     return m[2]
 
-_CACHE_LIMIT = 400_000
+_CACHE_LIMIT = 100_000
 
 
 class Solver:
