@@ -6,6 +6,9 @@ PY     := $(VENV)/bin/python
 # KDE card art used to compose test frames (GPL art: installed, never committed), a
 # font with suit symbols, and systemd-analyze for checking the unit file.
 APT_PACKAGES := espeak-ng libzbar0 librsvg2-bin kdegames-card-data-kf5 fonts-dejavu-core systemd
+# Club nights: the MQTT broker (tests start their own on loopback), nats-server for the
+# broker benchmark, and Debian's Chromium with its driver for the hall page's tests.
+APT_PACKAGES += mosquitto mosquitto-clients nats-server chromium chromium-driver
 # On a Raspberry Pi (make setup PI=1): the camera library comes from Raspberry Pi OS, and
 # the venv sees the system's packages so that picamera2 imports.
 ifeq ($(PI),1)
@@ -13,7 +16,7 @@ APT_PACKAGES += python3-picamera2 alsa-utils
 VENV_FLAGS := --system-site-packages
 endif
 
-.PHONY: setup sysdeps demo test bench bench-engine bench-strength bench-vision bench-log clean
+.PHONY: setup sysdeps demo test bench bench-engine bench-strength bench-vision bench-log clean art
 
 setup: sysdeps $(VENV)/.installed
 
@@ -44,6 +47,8 @@ demo: setup
 	$(VENV)/bin/euchre-table simulate
 
 test: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
 
 bench: bench-engine bench-log bench-vision bench-strength
@@ -55,9 +60,15 @@ bench-log: setup
 	$(PY) -m bench.referee_kill --kills 1000
 	$(PY) -m bench.serial_soak
 
-bench-vision: setup
+# Card designs from the npm registry (pinned versions, checked against their registry
+# hashes, cached outside the repository) for the plain-deck benchmark; tests fetch them too.
+art: setup
+	$(PY) -m vision.art fetch
+
+bench-vision: setup art
 	$(PY) -m bench.vision_stickers
 	$(PY) -m bench.vision_plain
+	$(PY) -m bench.vision_window
 
 bench-strength: setup
 	$(VENV)/bin/euchre-table match --a hard --b medium --pairs 2000 --json

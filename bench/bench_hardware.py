@@ -40,7 +40,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     rows = []
     for name in ("bidding", "lone_hand", "hand_over", "game_over"):
-        rows.append((f"render {name}", *timed(lambda: render(EXAMPLES[name]), args.repeat)))
+        rows.append((f"render {name}", *timed(lambda n=name: render(EXAMPLES[n]), args.repeat)))
     screen = make_display({"driver": "ssd1306"}, bus=NullBus())
     screen.show(EXAMPLES["bidding"])  # opens the device once
     statuses = [EXAMPLES["bidding"], EXAMPLES["lone_hand"]]

@@ -187,11 +187,13 @@ def _side_stats(hands_and_team):
         euchred += r.euchred
         march += r.march
         alone += r.alone is not None
+    # "called": hands this side named trump (made trump), whatever came of it; the
+    # contracts it made are called - euchred.
     return {"hands": hands, "maker_rate": made / hands if hands else 0.0,
             "euchred_rate": euchred / made if made else 0.0,
             "march_rate": march / made if made else 0.0,
             "alone_rate": alone / made if made else 0.0,
-            "made": made, "euchred": euchred, "marches": march, "alone": alone}
+            "called": made, "euchred": euchred, "marches": march, "alone": alone}
 
 
 def run_pairs(a: str, b: str, rules: Rules, seed: int, start: int, count: int,
@@ -400,9 +402,10 @@ def run(args) -> int:
                   f"{100 * result['a_game_win_rate']:.1f}%")
         for side in ("a", "b"):
             s = result["rates"][side]
-            print(f"{result[side]}: makes trump in {100 * s['maker_rate']:.1f}% of hands; as makers "
-                  f"euchred {100 * s['euchred_rate']:.1f}%, march {100 * s['march_rate']:.1f}%, "
-                  f"alone {100 * s['alone_rate']:.1f}%")
+            print(f"{result[side]}: names trump in {100 * s['maker_rate']:.1f}% of hands; of "
+                  f"those hands it is euchred in {100 * s['euchred_rate']:.1f}%, takes all five "
+                  f"(a march) in {100 * s['march_rate']:.1f}%, goes alone in "
+                  f"{100 * s['alone_rate']:.1f}%")
         for lv, t in result["decision_ms"].items():
             print(f"{lv}: decision median {t['median']:.2f} ms, p95 {t['p95']:.2f} ms "
                   f"({t['decisions']} decisions)")

@@ -49,6 +49,9 @@ class TableConfig:
     leds: Optional[dict] = None
     speaker: Optional[dict] = None
     board: Optional[dict] = None
+    reader: Optional[dict] = None
+    """How the computer seats' cards are read in private (see READER_KINDS); None: not set."""
+    club: Optional[object] = None       # controller.club.ClubConfig when [club] is given
 
     @property
     def computer_seats(self) -> list:
@@ -61,7 +64,11 @@ class TableConfig:
 
 
 SECTIONS = ("table", "rules", "seats", "camera", "vision", "display", "panel", "leds", "speaker",
-            "board")
+            "board", "reader", "club")
+READER_KINDS = ("window", "scanner", "rack")
+"""window: a second camera under a clear plate reads each card laid face down on it;
+scanner: the board's card scanner; rack: the old face-up rack under the overhead camera
+(practice games only: everyone sees the computer's cards)."""
 
 
 def load_config(path) -> TableConfig:
@@ -70,12 +77,23 @@ def load_config(path) -> TableConfig:
     Raises ConfigError naming the file and key: unknown sections and keys are refused,
     not ignored, so that a misspelt key cannot silently fall back to a default."""
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder: give the configuration file (a .toml file; "
+                          "see examples/table.toml)")
     try:
+        if path.stat().st_size > 1 << 20:
+            raise ConfigError(f"{path}: {path.stat().st_size:,} bytes is far too big for a "
+                              "configuration file: is it the right file?")
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such configuration file (see examples/table.toml)") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file in UTF-8 (byte {exc.start} is not): save "
+                          "the configuration as UTF-8 text, or check that it is the right file") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
     return check_config(data, source=str(path))
 
 
@@ -134,10 +152,14 @@ def check_config(data: dict, source: str = "config") -> TableConfig:
         if "level" in spec and sc.kind != "computer":
             fail(f"seats.{seat}", "level applies only to a computer seat (kind = \"computer\")")
         cfg.seats[seat] = sc
-    if len(cfg.computer_seats) > 1 and not cfg.deal_scan:
-        # One rack, one set of rack LEDs: the Pi can hold the cards of one seat.
-        fail("seats", "only one seat can be a computer at a real table (one rack); "
-             "set deal_scan = true in [table] to read every hand at the deal")
+    if "reader" in data:
+        cfg.reader = _check_reader(_section(data, "reader", fail), data, fail)
+    private = cfg.reader is not None and cfg.reader["kind"] in ("window", "scanner")
+    if len(cfg.computer_seats) > 1 and not cfg.deal_scan and not private:
+        # The reader reads each computer seat's cards in turn; the practice rack holds one.
+        fail("seats", "several computer seats need the private reader ([reader] kind = "
+             "\"window\" or \"scanner\"), which reads each seat's cards in turn; or set "
+             "deal_scan = true in [table] to read every hand at the deal")
 
     vision = _section(data, "vision", fail)
     _known(vision, ("mode", "decoder", "k", "m", "zones", "deck"), "vision", fail)
@@ -164,7 +186,87 @@ def check_config(data: dict, source: str = "config") -> TableConfig:
                 setattr(cfg, name, checker(section))
             except ValueError as exc:
                 fail(name, str(exc))
+    if "club" in data:
+        from controller.club import ClubConfigError, check_club_config
+        try:
+            cfg.club = check_club_config(_section(data, "club", fail), has_camera=cfg.camera is not None)
+        except ClubConfigError as exc:
+            fail("club", str(exc))
+        if cfg.club.entry == "panel" and cfg.panel is None:
+            fail("club", "entry = \"panel\" keys each hand's result in on the bid panel: add a "
+                 "[panel] section")
     return cfg
+
+
+def _check_reader(section, data, fail) -> dict:
+    """The [reader] section with defaults: kind, practice, the camera (window), how it reads
+    (mode, decoder, deck: [vision]'s unless given), its window (fractions of the frame)
+    and its tracker's k and m."""
+    _known(section, ("kind", "practice", "camera", "mode", "decoder", "deck", "window", "k", "m",
+                     "announce"), "reader", fail)
+    vision = dict(data.get("vision") or {})
+    r = {"kind": section.get("kind", "window"), "practice": section.get("practice", False),
+         "camera": None, "mode": section.get("mode", vision.get("mode", "sticker")),
+         "decoder": section.get("decoder", vision.get("decoder", "zxing")),
+         "deck": section.get("deck", vision.get("deck")),
+         "window": section.get("window", [0.0, 0.0, 1.0, 1.0]),
+         "k": section.get("k", 3), "m": section.get("m", 5),
+         "announce": section.get("announce", True)}
+    if r["kind"] not in READER_KINDS:
+        fail("reader", f"kind = {r['kind']!r}: use \"window\" (a camera under a clear plate), "
+             "\"scanner\" (the board's card scanner) or \"rack\" (practice only)")
+    for key in ("practice", "announce"):
+        _typed(r[key], bool, "reader", key, fail)
+    if r["kind"] == "rack" and not r["practice"]:
+        fail("reader", "kind = \"rack\" lays the computer's cards face up under the overhead "
+             "camera, where every player sees them: allowed only for practice games "
+             "(practice = true); for a real game use kind = \"window\" or \"scanner\"")
+    if r["kind"] == "window":
+        if "camera" not in section:
+            fail("reader", "kind = \"window\" needs [reader.camera]: the camera under the "
+                 "plate, e.g. kind = \"v4l2\", device = 1, or kind = \"picamera\", "
+                 "camera_num = 1")
+        cam = section["camera"]
+        if not isinstance(cam, dict):
+            fail("reader.camera", "must be a table of settings (kind, device, ...)")
+        r["camera"] = _check_camera(cam, lambda where, msg: fail("reader.camera", msg))
+    elif "camera" in section:
+        fail("reader", f"camera applies only to kind = \"window\", not {r['kind']!r}")
+    if r["kind"] == "scanner" and not data.get("board"):
+        fail("reader", "kind = \"scanner\" reads cards with the board's card scanner: "
+             "add the [board] section (its port)")
+    if r["mode"] not in VISION_MODES:
+        fail("reader", f"mode = {r['mode']!r}: use \"sticker\" or \"plain\"")
+    if r["decoder"] not in DECODERS:
+        fail("reader", f"decoder = {r['decoder']!r}: use \"zxing\" or \"zbar\"")
+    if r["kind"] == "window" and r["mode"] == "plain" and not r["deck"]:
+        fail("reader", "mode = \"plain\" needs deck = \"FILE\" (calibrate the deck through "
+             "the reader camera: `euchre-table calibrate deck --camera N`)")
+    for key in ("k", "m"):
+        v = r[key]
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 60:
+            fail("reader", f"{key} = {v!r}: a number of frames from 1 to 60")
+    w = r["window"]
+    if (not isinstance(w, (list, tuple)) or len(w) != 4
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in w)
+            or not (0 <= w[0] < w[2] <= 1 and 0 <= w[1] < w[3] <= 1)):
+        fail("reader", f"window = {w!r}: [left, top, right, bottom] as fractions of the "
+             "reader camera's frame, e.g. [0.05, 0.05, 0.95, 0.95]")
+    r["window"] = [float(v) for v in w]
+    return r
+
+
+def reader_problem(cfg: TableConfig) -> Optional[str]:
+    """Why this table cannot keep the computer's cards secret, or None. A computer seat
+    needs a private reader; the face-up rack is allowed only as a practice game's choice."""
+    if not cfg.computer_seats:
+        return None
+    if cfg.reader is None:
+        return ("[reader] is missing: a computer seat's cards must be read face down, by the "
+                "reader window (kind = \"window\" with [reader.camera]) or the board's card "
+                "scanner (kind = \"scanner\"); a practice game may use the face-up rack "
+                "(kind = \"rack\", practice = true), where everyone sees the computer's cards")
+    return None
 
 
 def _section(data, name, fail) -> dict:

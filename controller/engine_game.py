@@ -26,7 +26,7 @@ def describe_hand(n: int, hand) -> str:
     alone = f", {SEAT_NAMES[r.alone]} alone" if r.alone else ""
     lines.append(f"  Trump {SUIT_SYMBOLS[r.trump]} {SUIT_NAMES[r.trump]}, made by "
                  f"{SEAT_NAMES[r.maker]}{alone}")
-    for k, (leader, trick, winner) in enumerate(hand.tricks, 1):
+    for k, (_leader, trick, winner) in enumerate(hand.tricks, 1):
         cards = "  ".join(f"{SEATS[q]}:{pretty(c):<4}" for q, c in trick)
         lines.append(f"  Trick {k}: {cards}  → {SEAT_NAMES[SEATS[winner]]}")
     scored = [f"{t} +{p}" for t, p in r.points.items() if p]

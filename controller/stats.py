@@ -1,6 +1,7 @@
-"""Statistics over finished games: per player and per difficulty (seeds 000 and 004)."""
+"""Statistics over finished games: per player and per difficulty, as card-game apps keep them."""
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -110,21 +111,40 @@ def _add_game(rec: PlayerStats, g: GameSummary, seat: str, team: str) -> None:
             rec.lone_made += not _get(r, "euchred")
 
 
+COLUMNS = [
+    # (header, width, value of a PlayerStats, what it means)
+    ("games", 6, lambda r: r.games, "games played"),
+    ("won", 5, lambda r: r.wins, "games won"),
+    ("win%", 6, lambda r: f"{r.win_rate:.0%}", "share of games won"),
+    ("margin", 7, lambda r: r.biggest_margin, "widest winning margin, in points"),
+    ("streak", 7, lambda r: r.longest_streak, "longest run of games won"),
+    ("called", 7, lambda r: r.contracts, "hands where this player's side named trump"),
+    ("made", 5, lambda r: r.made, "... and took 3 tricks or more"),
+    ("march", 6, lambda r: r.marches, "... and took all 5"),
+    ("set", 5, lambda r: r.euchred, "... and were euchred (fewer than 3)"),
+    ("euchs", 6, lambda r: r.euchres, "hands where this player's side euchred the makers"),
+    ("alone", 6, lambda r: r.lone_hands, "lone hands this player played"),
+]
+
+
 def format_stats(stats: dict) -> str:
-    """The statistics as a table for people."""
-    head = (f"{'player':<12}{'games':>6}{'wins':>6}{'rate':>7}{'margin':>7}{'streak':>7}"
-            f"{'contr':>6}{'made':>6}{'march':>6}{'euchd':>6}{'euchs':>6}{'alone':>6}")
+    """The statistics as a table for people, with a key to the columns.
+
+    >>> text = format_stats(compute_stats([GameSummary(players=dict(N="Ann", E="Bo", S="Cy",
+    ...     W="Di"), hands=[], score={"NS": 10, "EW": 4}, winner="NS")]))
+    >>> print(text.splitlines()[1])
+    player       games  won  win% margin streak called made march  set euchs alone
+    """
+    head = f"{'player':<12}" + "".join(f"{h:>{w}}" for h, w, _, _ in COLUMNS)
 
     def rows(table):
-        out = []
-        for name, r in sorted(table.items()):
-            out.append(f"{name:<12}{r.games:>6}{r.wins:>6}{r.win_rate:>7.0%}{r.biggest_margin:>7}"
-                       f"{r.longest_streak:>7}{r.contracts:>6}{r.made:>6}{r.marches:>6}"
-                       f"{r.euchred:>6}{r.euchres:>6}{r.lone_hands:>6}")
-        return out
+        return [f"{name[:11]:<12}" + "".join(f"{get(r)!s:>{w}}" for _, w, get, _ in COLUMNS)
+                for name, r in sorted(table.items())]
 
     lines = ["All games", head, *rows(stats["players"])]
     for level in ("easy", "medium", "hard", "insane"):
         if level in stats["by_level"]:
-            lines += ["", f"Against computer players at {level}", head, *rows(stats["by_level"][level])]
-    return "\n".join(lines)
+            lines += ["", f"People's games against computer players at {level}", head,
+                      *rows(stats["by_level"][level])]
+    lines += ["", "Columns: " + "; ".join(f"{h}: {what}" for h, _, _, what in COLUMNS) + "."]
+    return "\n".join(lines[:-1] + textwrap.wrap(lines[-1], 88, subsequent_indent="  "))

@@ -46,7 +46,7 @@ class TableController:
 
     def __init__(self, rules: Rules, event_log, clock: Callable[[], float],
                  computers: Optional[dict] = None, known_seats=(), screen=None, speaker=None,
-                 leds=None, panel=None, on_verdict: Optional[Callable] = None):
+                 leds=None, panel=None, on_verdict: Optional[Callable] = None, sealer=None):
         self.rules = rules
         self.log = event_log
         self.clock = clock
@@ -56,12 +56,24 @@ class TableController:
         self.on_verdict = on_verdict
         self.fault: Optional[str] = None
         self.last_message = ""
+        # Cards the people may not know yet are logged sealed (controller.secrecy) and
+        # revealed in the log when the hand ends.
+        self.sealer = sealer
+        self._secrets: list = []          # (seq, plain event) sealed in this hand, unrevealed
+        self._hidden_discards: dict = {}  # computer seat -> the card it laid aside face down
+        self.dealt_cards: dict = {}       # seat -> cards dealt to it through the reader, this hand
+        # Cards lying face up in view of everyone (the service passes the overhead
+        # tracker's): one laid by mistake from the rack is no secret any more.
+        self.exposed: Callable[[], set] = set
         # Resume: the state is a pure fold of the log, so replaying it is the restart.
         replayed = 0
         for rec in event_log.records():
-            self._fold(rec.event(), rec.seq, replay=True)
+            event = self._opened(rec.event(), rec.seq)
             replayed += 1
+            if event is not None:
+                self._fold(event, rec.seq, replay=True)
         self.resumed = replayed > 0
+        self._reveal_if_over()
         if self.resumed:
             st = self.referee.state
             self.last_message = (f"Resumed at event {st['seq']}: score NS {st['score']['NS']}, "
@@ -71,11 +83,58 @@ class TableController:
 
     # ------------------------------------------------------------------ input
     def submit(self, event) -> Verdict:
-        """Log one input durably, then fold it; returns the referee's verdict."""
-        rec = self.log.append(event, at=self.clock())
-        verdict = self._fold(rec.event(), rec.seq)
+        """Log one input durably, then fold it; returns the referee's verdict. A card the
+        people may not know yet (a dealt card, a discard's card) is logged sealed."""
+        verdict = self._log_and_fold(event)
         self._computer_turns()
         return verdict
+
+    def _log_and_fold(self, event) -> Verdict:
+        from controller.secrecy import is_secret
+        if self.sealer is not None and is_secret(event):
+            plain = {k: v for k, v in event.items() if k not in ("seq", "at")}
+            rec = self.log.append(self.sealer.seal(plain), at=self.clock())
+            self._secrets.append((rec.seq, plain))
+            verdict = self._fold(plain, rec.seq)
+        else:
+            rec = self.log.append(event, at=self.clock())
+            verdict = self._fold(rec.event(), rec.seq)
+        self._reveal_if_over()
+        return verdict
+
+    def _opened(self, event, seq: int):
+        """A logged event as the referee must see it: sealed ones opened with the table's
+        key; reveals are not table events (None)."""
+        if not isinstance(event, dict):
+            return event
+        if event.get("type") == "reveal":
+            revealed = {item.get("seq") for item in event.get("opened") or [] if isinstance(item, dict)}
+            self._secrets = [(s, e) for s, e in self._secrets if s not in revealed]
+            return None
+        if event.get("type") != "sealed":
+            return event
+        from controller.secrecy import SealError
+        try:
+            if self.sealer is None:
+                raise SealError("the table has no sealing key")
+            plain = self.sealer.open(event)
+        except SealError as exc:
+            self.fault = (f"A sealed card (event {seq}) cannot be opened: {exc}. "
+                          "Director: void this hand and deal again")
+            log.error("%s", self.fault)
+            return None
+        self._secrets.append((seq, plain))
+        return plain
+
+    def _reveal_if_over(self) -> None:
+        """When the hand has ended, append the plain text of its sealed events to the log,
+        so that the finished hand reads whole without the key."""
+        if not self._secrets or self.referee.state["phase"] not in OVER_PHASES:
+            return
+        from controller.secrecy import reveal_event
+        opened, self._secrets = self._secrets, []
+        self.log.append(reveal_event(opened), at=self.clock())
+        self._hidden_discards = {}
 
     def _fold(self, event, seq: int, replay: bool = False) -> Verdict:
         v = self.referee.feed(event, seq=seq)
@@ -91,6 +150,12 @@ class TableController:
             # The screen has one line: the first sentence says what just happened; the
             # arrow already shows whose turn it is.
             self.last_message = v.message.split(". ")[0]
+        if v.ok and v.effect == "undo" and self.referee.corrections:
+            undone = self.referee.corrections[-1].get("undone_seq")
+            if undone in {s for s, _ in self._secrets}:
+                # The referee's words would name the card taken back: it stays sealed.
+                self.last_message = f"Undone by the director: #{undone}, a card read face down"
+                self._untrack(dict(self._secrets)[undone])
         if not v.ok and v.reason:
             self._say(v.reason, priority=True)
         elif v.revoke:
@@ -108,14 +173,38 @@ class TableController:
         if kind == "hand":
             for c in self.computers.values():
                 c.slots = {}
-        elif kind == "dealt" and event.get("seat") in self.computers:
+            self._hidden_discards = {}
+            self.dealt_cards = {}
+        if kind == "dealt":
+            try:
+                self.dealt_cards.setdefault(event.get("seat"), []).append(Card(event["card"]))
+            except (KeyError, ValueError):
+                pass
+        if kind == "dealt" and event.get("seat") in self.computers:
             c = self.computers[event["seat"]]
-            c.slots[Card(event["card"])] = len(c.slots)
+            # The first free slot (a card taken back by the director frees its slot).
+            c.slots[Card(event["card"])] = min(set(range(len(c.slots) + 1)) - set(c.slots.values()))
         elif kind == "discard" and event.get("seat") in self.computers and event.get("card"):
             c = self.computers[event["seat"]]
+            self._hidden_discards[event["seat"]] = Card(event["card"])
             up = self.referee.state.get("upcard")
             if up and Card(up) not in c.slots:
                 c.slots[Card(up)] = 5
+
+    def _untrack(self, event: dict) -> None:
+        """Forget a dealt card the director took back (its slot is free again)."""
+        if event.get("type") != "dealt":
+            return
+        try:
+            card = Card(event["card"])
+        except (KeyError, ValueError):
+            return
+        cards = self.dealt_cards.get(event.get("seat"), [])
+        if card in cards:
+            cards.remove(card)
+        comp = self.computers.get(event.get("seat"))
+        if comp is not None:
+            comp.slots.pop(card, None)
 
     # ------------------------------------------------------------------ computer seats
     def _computer_turns(self) -> None:
@@ -153,17 +242,61 @@ class TableController:
 
     def submit_quiet(self, event) -> Verdict:
         """Log and fold without triggering the computer seats again (the caller loops)."""
-        rec = self.log.append(event, at=self.clock())
-        return self._fold(rec.event(), rec.seq)
+        return self._log_and_fold(event)
+
+    def announce(self, text: str, priority: bool = False) -> None:
+        """Show ``text`` on the screen's message line and say it (the reader's "Cards for
+        West", a device's state)."""
+        self.last_message = text
+        self._say(text, priority=priority)
+        self._show()
+
+    # ------------------------------------------------------------------ secrecy
+    def hidden_cards(self) -> set:
+        """The computer seats' cards the people may not know now: those in their racks not
+        yet announced as played, and their discards; the up-card is public."""
+        st = self.referee.state
+        hidden = set()
+        if st["phase"] in OVER_PHASES + ("no hand",):
+            return hidden
+        for seat, comp in self.computers.items():
+            view = self.referee.view(seat)
+            # While the deal goes on there is no view yet: the cards read so far are hidden.
+            hidden |= set(view.cards or ()) if view is not None else set(comp.slots)
+            expected = self.referee.expected(seat)
+            if expected is not None:
+                hidden.discard(expected)
+        hidden |= set(self._hidden_discards.values())
+        if st.get("upcard"):
+            hidden.discard(Card(st["upcard"]))
+        return hidden - {Card(c) for c in self.exposed()}
+
+    def redact(self, text: str) -> str:
+        """``text``, or a neutral line in its place when it names a hidden card (a
+        referee's reason may name the card it compared with: never on the screen or aloud)."""
+        from controller.secrecy import names_any
+        if text and names_any(text, self.hidden_cards()):
+            return "Refused: the reason names a card kept secret until the hand ends"
+        return text
 
     def referee_expects(self, seat: str) -> Optional[Card]:
         """The card the computer seat announced and the table waits for, if any."""
         return self.referee.expected(seat)
 
     def _point(self, comp: ComputerSeat, card: Card) -> None:
-        rack = getattr(self.leds, "rack", None) if self.leds is not None else None
+        self.point_slot(comp.seat, comp.slots.get(card))
+
+    def point_slot(self, seat: str, slot: Optional[int]) -> None:
+        """Blink the LED over ``slot`` of ``seat``'s rack (None: dark): the seat's own rack
+        (``leds.racks``), or the main rack for the first computer seat."""
+        if self.leds is None:
+            return
+        first = bool(self.computers) and seat == next(iter(self.computers))
+        rack_of = getattr(self.leds, "rack_of", None)
+        rack = rack_of(seat, first) if rack_of is not None else \
+            (getattr(self.leds, "rack", None) if first else None)
         if rack is not None:
-            rack.point(comp.slots.get(card))
+            rack.point(slot)
 
     # ------------------------------------------------------------------ hand flow
     def next_hand_event(self) -> Optional[dict]:
@@ -182,7 +315,7 @@ class TableController:
         phase = st["phase"]
         common = dict(score=st["score"], target=st["target"], dealer=st["dealer"])
         if self.fault:
-            return TableStatus(screen="fault", message=self.fault, **common)
+            return TableStatus(screen="fault", message=self.redact(self.fault), **common)
         if st["winner"] and phase in OVER_PHASES:
             return TableStatus(screen="game_over", winner=st["winner"], message="Game over",
                                **common)
@@ -197,7 +330,7 @@ class TableController:
             lone=st["alone"] or st["defender_alone"], to_act=st["to_act"],
             tricks=st["tricks"], upcard=st["upcard"] if bidding else None,
             bidding_round=2 if phase == "round 2" else 1 if bidding else None,
-            message=self.last_message, **common)
+            message=self.redact(self.last_message), **common)
 
     def _show(self) -> None:
         if self.screen is not None:
@@ -207,7 +340,9 @@ class TableController:
         if seats is not None:
             seats.show_turn(st["to_act"], computer=st["to_act"] in self.computers)
         if self.panel is not None:
-            view = self.referee.view(st["to_act"]) if st["to_act"] else None
+            # The computer bids by itself; its legal plays would list its cards.
+            view = self.referee.view(st["to_act"]) if st["to_act"] and \
+                st["to_act"] not in self.computers else None
             # A person's cards are unknown, but bids do not depend on them: the view of
             # the seat to act lists its legal bids all the same.
             self.panel.set_legal([str(a) for a in view.legal] if view is not None else [])
@@ -215,7 +350,7 @@ class TableController:
     def _say(self, text: str, priority: bool = False) -> None:
         if self.speaker is not None and text:
             from hardware.phrases import speakable
-            self.speaker.say(speakable(text), priority=priority)
+            self.speaker.say(speakable(self.redact(text)), priority=priority)
 
 
 def _bid_words(seat: str, action: str, upcard: Optional[str]) -> str:

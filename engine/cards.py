@@ -40,7 +40,8 @@ class Card(str):
     'H'
     """
 
-    index: int
+    # A card's place in the pack; it hides str.index, which no card needs.
+    index: int  # type: ignore[assignment]
     rank: str
     suit: str
     bit: int

@@ -91,7 +91,7 @@ class Game:
             self.games.append({"winner": team, "score": dict(self.score), "game_points": 1})
             self.winner = team
             return
-        # Seed 002 law 7: a game counts 1, or 2 when the losers scored nothing; the side
+        # The 1888 laws, law 7: a game counts 1, or 2 when the losers scored nothing; the side
         # that wins two games takes the rubber and 2 points more.
         loser = other_team(team)
         gp = 2 if self.score[loser] == 0 else 1

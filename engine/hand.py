@@ -163,7 +163,7 @@ class View:
 
 
 def score_hand(rules: Rules, makers_tricks: int, alone: bool, defender_alone: bool) -> tuple:
-    """Points (makers, defenders) for a played hand, by the scoring table of rules.md.
+    """Points (makers, defenders) for a played hand, by the common scoring table (docs/engine.md).
 
     >>> score_hand(Rules.preset("standard"), 5, True, False)
     (4, 0)
@@ -224,7 +224,7 @@ class Hand:
             deck = list(DECK)
             r.shuffle(deck)
             d = SEATS.index(dealer)
-            # Cards go out in packets of 2 and 3 from the dealer's left (seed 002 law 42);
+            # Cards go out in packets of 2 and 3 from the dealer's left (the 1888 laws, law 42);
             # with a shuffled deck the packets change nothing, so deal them in order.
             hands = {SEATS[(d + 1 + i) % 4]: deck[5 * i:5 * i + 5] for i in range(4)}
             upcard, kitty = deck[20], deck[21:24]
@@ -680,7 +680,7 @@ class Hand:
         score = self.score
         self._setup(self.rules, SEATS[self.dealer], hands, self.upcard, self.kitty)
         self.score = score
-        for seat, a in history:
+        for _seat, a in history:
             self.apply(a)
         return last
 

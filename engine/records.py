@@ -44,22 +44,28 @@ def record_text(rec: dict) -> str:
     res = rec["result"]
     if res and not res.get("thrown_in"):
         pts = res["points"]
-        out.append(f"  Result: tricks NS {res['tricks']['NS']} EW {res['tricks']['EW']}; "
-                   f"points NS {pts['NS']} EW {pts['EW']}"
-                   + (" (euchre)" if res.get("euchred") else "")
-                   + (" (march)" if res.get("march") else ""))
+        played = " (euchre)" if res.get("euchred") else " (march)" if res.get("march") else ""
+        out.append(f"  Result: tricks NS {res['tricks']['NS']}, EW {res['tricks']['EW']}{played}; "
+                   f"points NS {pts['NS']}, EW {pts['EW']}")
         if res.get("penalty"):
             out.append(f"  Penalty: {res['penalty']}")
     for r in rec["revokes"]:
         out.append(f"  Revoke (#{r['proven_seq']}): {r['message']}")
+    trump = rec["trump"]
     for r in rec["possible_revokes"]:
+        # A failure to follow that the rest of the hand showed was no revoke (the seat
+        # was void) is not worth a line; one still open, or left unproven when the hand
+        # ended early, is.
+        if r.get("outcome") == "cleared":
+            continue
         who = SEAT_NAMES[r["seat"]]
-        why = {"cleared": f": not a revoke, {who} showed every card and none of "
-                          f"{SUIT_NAMES[r['led']]}",
-               "never proven": ": never proven (the hand ended early)",
-               "open": ": open"}.get(r.get("outcome"), "")
-        out.append(f"  Possible revoke: {who} played {Card(r['played']).symbol} in trick "
-                   f"{r['trick']} on a {SUIT_NAMES[r['led']]} lead{why}")
+        played = Card(r["played"])
+        bower = " (the left bower, a trump)" if trump and played.is_left_bower(trump) else ""
+        why = {"never proven": ": never proven (the hand ended early)",
+               "open": ": open (proven if the seat shows a card of that suit)"}.get(
+                   r.get("outcome"), "")
+        out.append(f"  Possible revoke: {who} played {played.symbol}{bower} in trick "
+                   f"{r['trick']} on a {SUIT_NAMES[r['led']][:-1]} lead{why}")
     for i in rec["irregularities"]:
         if i["kind"] != "revoke":
             extra = ""
@@ -71,7 +77,8 @@ def record_text(rec: dict) -> str:
             out.append(f"  #{c['seq']} undo by the {c['by']}: #{c['undone_seq']} {c['undone']}")
     sb, sa = rec["score_before"], rec["score_after"]
     if sa:
-        out.append(f"  Score NS {sb['NS']}-{sa['NS']}, EW {sb['EW']}-{sa['EW']}")
+        out.append(f"  Score after the hand: NS {sa['NS']}, EW {sa['EW']} "
+                   f"(before: NS {sb['NS']}, EW {sb['EW']})")
     return "\n".join(out)
 
 

@@ -37,6 +37,12 @@ EVENT_TYPES = ("game", "hand", "dealt", "upcard", "bid", "discard", "play", "col
                "penalty", "undo", "void", "score", "computer", "removed", "vision_error")
 """Every event type the referee understands (``docs/events.md`` describes each)."""
 
+MAX_EVENT_CHARS = 10_000
+"""The longest event text the referee reads; a real event is a few dozen characters."""
+_MAX_FIELD_CHARS = 200      # a card, a seat, a bid, a reason: short words
+_MAX_DEPTH = 4              # events are flat: at most a list of cards in a field
+_MAX_REASON = 400
+
 _BID_KINDS = ("pass", "order", "call", "take", "defend")
 # Texts that are real playing cards but not Euchre cards: one of them in the deal is a
 # card from outside the 24-card pack (a "25th card"), not a misread.
@@ -130,12 +136,16 @@ class HandRecord:
     score_after: Optional[dict] = None
     last_seq: Optional[int] = None
     expect: dict = field(default_factory=dict)  # seat -> card a computer seat said it plays
+    calls: list = field(default_factory=list)   # law 52 calls not yet answered
+    call_failures: list = field(default_factory=list)  # called suit not led by an unknown seat
 
     def to_dict(self) -> dict:
         h = self.hand
         known = {s: (" ".join(self.dealt[s]) if (h is not None and h.is_known(s)) or
                      (h is None and self.dealt[s]) else None) for s in SEATS}
-        bids, discard, tricks = [], None, []
+        bids: list = []
+        discard: Optional[str] = None
+        tricks: list = []
         if h is not None:
             for seat, a in h.history:
                 if a.kind in _BID_KINDS:
@@ -210,6 +220,7 @@ class Referee:
         self.messages: deque = deque(maxlen=8)
         self.last_seq = 0
         self._replaying = False
+        self._ids: dict = {}         # event id -> seq of its first arrival
 
     # ------------------------------------------------------------------ feeding
     def feed(self, event, seq: Optional[int] = None) -> Verdict:
@@ -221,13 +232,41 @@ class Referee:
             s = ev.get("seq") if ev is not None else None
             seq = s if isinstance(s, int) and not isinstance(s, bool) else self.last_seq + 1
         self.last_seq = seq
+        if problem is None and "id" in ev:
+            problem, first = self._check_id(ev["id"], seq)
+            if problem is None and first is not None:
+                v = Verdict(seq, False, effect="duplicate", irregularity="duplicate",
+                            reason=f"Already received as #{first} (id {_shown(ev['id'], 40)}): "
+                                   "this copy is ignored")
+                self.messages.append(f"#{seq} refused: {v.reason}")
+                return v
         if problem is not None:
             v = Verdict(seq, False, reason=problem, irregularity="malformed event")
         else:
             v = self._fold(seq, ev)
+        if v.reason is not None and len(v.reason) > _MAX_REASON:
+            # Whatever a field held, a reason stays readable: its start says what is
+            # wrong, its end what to do.
+            v = dataclasses.replace(v, reason=v.reason[:_MAX_REASON - 120] + " ... "
+                                    + v.reason[-115:])
         self.messages.append(f"#{seq} " + (v.message or v.effect or "ok") if v.ok
                              else f"#{seq} refused: {v.reason}")
         return v
+
+    def _check_id(self, ident, seq: int) -> tuple:
+        """(problem, None) for an id that cannot be one; (None, first seq) for an id seen
+        before; (None, None) for a new id, now remembered. A source that may send an input
+        twice (after a reconnect, or its own restart) gives each input an ``id``: the
+        copy is refused, whatever became of the first."""
+        if isinstance(ident, bool) or not isinstance(ident, (str, int)) or \
+                (isinstance(ident, str) and not ident.strip()):
+            return ("An event's id is a short text or a number that names the input, e.g. "
+                    '"id": "board-7-31"'), None
+        key = f"{type(ident).__name__}:{ident}"
+        if key in self._ids:
+            return None, self._ids[key]
+        self._ids[key] = seq
+        return None, None
 
     def _fold(self, seq: int, ev: dict) -> Verdict:
         kind = ev["type"]
@@ -416,10 +455,10 @@ class Referee:
 
     def _on_bid(self, seq, ev):
         seat = _seat_field(ev, "seat")
-        text = _field(ev, "bid")
+        text = _text_field(ev, "bid", '"pass" or "call H"')
         action = Action(text)
         if action.kind not in _BID_KINDS:
-            raise Refusal(f"{text!r} is not a bid: bid pass, order, order alone, call H, "
+            raise Refusal(f"{_shown(text)} is not a bid: bid pass, order, order alone, call H, "
                           "call H alone, take alone or defend alone")
         cur, misdeal = self._begin(seq, "bidding")
         if misdeal:
@@ -445,7 +484,7 @@ class Referee:
         """The computer seat's decision, announced: the card it will put down next. A
         different card put down for that seat is refused ("Wrong card for West")."""
         seat = _seat_field(ev, "seat")
-        action = Action(_field(ev, "action"))
+        action = Action(_text_field(ev, "action", '"play JH"'))
         cur = self._t.current
         if cur is None or cur.hand is None or cur.status != "playing":
             raise Refusal("No hand is being played: nothing for the computer to play")
@@ -478,12 +517,15 @@ class Referee:
                 raise Refusal(problem)
             if SEATS[h.to_act_i] != seat and p not in h.out and not h.trick:
                 return self._lead_out_of_turn(seq, cur, seat, card)
+        called = self._answer_calls(cur, seat, p, card, seq) if h.phase == "play" else None
         # The engine checks turn, phase and, for known seats, following suit.
         possible = self._possible_revoke(cur, p, card) if h.phase == "play" else None
         trick_no = len(h.tricks) + 1
         h.apply(Action(f"play {card}"), seat=seat)
         cur.awaiting_collect = False
         msg = f"{_name(seat)} plays {_sym(card)}"
+        if called:
+            msg += f" ({called})"
         if possible is not None:
             cur.possible.append(possible)
             msg += f" (did not follow {SUIT_NAMES[possible['led']]})"
@@ -526,6 +568,72 @@ class Referee:
         if h.discarded == card and p != h.dealer:
             return f"{_name(SEATS[p])} cannot hold the {card.name}: it was discarded ({again})"
         return None
+
+    # ------------------------------------------------------------------ law 52 calls
+    def _binding_calls(self, cur, seat: str):
+        """The calls that bind ``seat`` now: the called card (when it must be played now)
+        and the called suit (when ``seat`` is to lead)."""
+        h = cur.hand
+        t = h.trump
+        leading = not h.trick
+        led = None if leading else EFFECTIVE_SUIT[t][h.trick[0][1].index]
+        for c in cur.calls:
+            if c["kind"] == "card" and c["seat"] == seat:
+                called = Card(c["card"])
+                # The called card is played at the first chance that costs no revoke:
+                # when its seat leads, or when its suit is led.
+                if leading or led == EFFECTIVE_SUIT[t][called.index]:
+                    yield c
+            elif c["kind"] == "suit" and seat in c["seats"] and leading:
+                yield c
+
+    def _answer_calls(self, cur, seat, p, card, seq) -> Optional[str]:
+        """Enforce the opponents' choice after a lead out of turn (law 52); returns words
+        for the message when this play answers a call, raises Refusal when it defies one."""
+        h = cur.hand
+        t = h.trump
+        words = None
+        for c in list(self._binding_calls(cur, seat)):
+            side = _side_words(c["by"])
+            if c["kind"] == "card":
+                called = Card(c["card"])
+                if card != called:
+                    verb = "lead" if not h.trick else "play"
+                    raise Refusal(f"{side} called the {called.symbol} (law 52): {_name(seat)} "
+                                  f"must {verb} it now. Take back the {_sym(card)}",
+                                  kind="called card")
+                cur.calls.remove(c)
+                words = f"the {called.symbol} called by {side}"
+                continue
+            suit = c["suit"]
+            if EFFECTIVE_SUIT[t][card.index] != suit:
+                if h.known[p]:
+                    holding = [x for x in h.cards(seat) if EFFECTIVE_SUIT[t][x.index] == suit]
+                    if holding:
+                        raise Refusal(f"{side} called {SUIT_NAMES[suit]} (law 52): {_name(seat)} "
+                                      f"must lead {SUIT_NAMES[suit]}, holding the "
+                                      f"{holding[0].name}. Take back the {_sym(card)}",
+                                      kind="called suit")
+                else:
+                    # A seat whose cards are unknown may have none: the lead stands, and
+                    # a card of that suit shown later proves the call was defied.
+                    cur.call_failures.append({"seat": seat, "suit": suit, "trick": len(h.tricks) + 1,
+                                              "led": str(card), "by": c["by"]})
+                words = f"{side} had called {SUIT_NAMES[suit]}"
+            else:
+                words = f"{SUIT_NAMES[suit]}, as {side} called"
+            cur.calls.remove(c)
+        for f in list(cur.call_failures):
+            if f["seat"] == seat and EFFECTIVE_SUIT[t][card.index] == f["suit"] \
+                    and f["trick"] < len(h.tricks) + 1:
+                cur.call_failures.remove(f)
+                msg = (f"{_name(seat)} was called to lead {SUIT_NAMES[f['suit']]} (law 52) and "
+                       f"led {Card(f['led']).symbol} in trick {f['trick']} while holding the "
+                       f"{card.name}, now shown")
+                cur.irregularities.append({"seq": seq, "kind": "called suit not led",
+                                           "seat": seat, "message": msg})
+                words = (words + "; " if words else "") + msg
+        return words
 
     def _lead_out_of_turn(self, seq, cur, seat, card):
         h = cur.hand
@@ -647,7 +755,7 @@ class Referee:
 
     def _on_penalty(self, seq, ev):
         seat = _seat_field(ev, "seat")
-        choice = _field(ev, "choice")
+        choice = _text_field(ev, "choice", '"card", "suit" or "none"')
         cur = self._t.current
         open_ = [i for i in (cur.irregularities if cur else ())
                  if i["kind"] == "lead out of turn" and i["choice"] is None]
@@ -660,14 +768,24 @@ class Referee:
         if choice == "card":
             words = f"call the {Card(irr['card']).symbol}"
         elif choice == "suit":
-            suit = parse_suit(_field(ev, "suit"))
+            try:
+                suit = parse_suit(_text_field(ev, "suit", '"C"'))
+            except ValueError as exc:
+                raise Refusal(str(exc)) from None
             words = f"call {SUIT_NAMES[suit]} from {_name(irr['seat'])} or {_name(_partner(irr['seat']))} at their next lead"
         elif choice == "none":
             words = "no penalty"
         else:
             raise Refusal(f"The opponents' choice is 'card', 'suit' (with \"suit\") or 'none', "
-                          f"not {choice!r}")
+                          f"not {_shown(choice)}")
         irr["choice"] = {"seq": seq, "by": seat, "choice": choice, "words": words}
+        # The choice binds the offending side from now on (enforced in _on_play).
+        if choice == "card":
+            cur.calls.append({"kind": "card", "seat": irr["seat"], "card": irr["card"],
+                              "by": team_of(seat), "seq": seq})
+        elif choice == "suit":
+            cur.calls.append({"kind": "suit", "seats": [irr["seat"], _partner(irr["seat"])],
+                              "suit": suit, "by": team_of(seat), "seq": seq})
         return Verdict(seq, True, effect="recorded",
                        message=f"{_name(seat)} chooses: {words} (law 52)")
 
@@ -694,7 +812,7 @@ class Referee:
             v = _field(ev, team)
             if type(v) is not int or not 0 <= v < 1000:
                 raise Refusal(f"The score of {team} must be a whole number of points "
-                              f"(e.g. {{\"type\": \"score\", \"NS\": 4, \"EW\": 7}}), not {v!r}")
+                              f"(e.g. {{\"type\": \"score\", \"NS\": 4, \"EW\": 7}}), not {_shown(v)}")
             new[team] = v
         by = ev.get("by", "director")
         old = dict(self._t.score)
@@ -807,13 +925,14 @@ class Referee:
         if t.winner is not None and (cur is None or cur.status not in ("dealing", "playing")):
             return f"{_side_words(t.winner)} have won the game"
         if cur is None or cur.status not in ("dealing", "playing"):
-            who = f"{_name(t.next_dealer)} deals" if t.next_dealer else "Deal the next hand"
-            return f"{who} next"
+            return f"{_name(t.next_dealer)} deals next" if t.next_dealer else "Deal the first hand"
         if cur.status == "dealing":
             if cur.upcard is None:
                 return f"{_name(cur.dealer)} is dealing: turn up the up-card"
             return f"{_name(next_seat(cur.dealer))} is to bid"
         h = cur.hand
+        if h is None or h.to_act is None:   # a hand that is playing always has both
+            return "Play on"
         seat = _name(h.to_act)
         if h.phase in ("round 1", "round 2"):
             return f"{seat} is to bid"
@@ -894,7 +1013,18 @@ class Referee:
         if cur is None or cur.hand is None or cur.status != "playing":
             return None
         v = cur.hand.view(seat)
-        return dataclasses.replace(v, score=(self._t.score["NS"], self._t.score["EW"]))
+        legal = v.legal
+        if legal and cur.calls and cur.hand.phase == "play":
+            # A law 52 call narrows what this seat may play (a computer seat obeys it).
+            t = cur.hand.trump
+            for c in self._binding_calls(cur, seat):
+                if c["kind"] == "card":
+                    only = [a for a in legal if a.card == Card(c["card"])]
+                else:
+                    only = [a for a in legal if EFFECTIVE_SUIT[t][a.card.index] == c["suit"]]
+                legal = tuple(only) or legal
+        return dataclasses.replace(v, legal=legal,
+                                   score=(self._t.score["NS"], self._t.score["EW"]))
 
     def records(self) -> list:
         """Every hand so far as a hand record (dicts; see ``engine.records``)."""
@@ -939,10 +1069,18 @@ def _field(ev: dict, name: str):
     return ev[name]
 
 
+def _text_field(ev: dict, name: str, example: str) -> str:
+    v = _field(ev, name)
+    if not isinstance(v, str):
+        raise Refusal(f"{name} must be text such as {example}, not {type(v).__name__} "
+                      f"{_shown(_text_of(v), 40)}")
+    return v
+
+
 def _card_field(ev: dict, name: str = "card") -> Card:
     v = _field(ev, name)
     if not isinstance(v, str):
-        raise Refusal(f"{name} must be card text such as \"JH\" or \"10S\", not {v!r}")
+        raise Refusal(f"{name} must be card text such as \"JH\" or \"10S\", not {_shown(v)}")
     return Card(v)
 
 
@@ -951,34 +1089,91 @@ def _seat_field(ev: dict, name: str) -> str:
     try:
         return parse_seat(v)
     except (ValueError, AttributeError):
-        raise Refusal(f"{name} {v!r} is not a seat: use N, E, S or W") from None
+        raise Refusal(f"{name} {_shown(v)} is not a seat: use N, E, S or W") from None
 
 
 def _parse_event(event):
-    """(event dict, None) or (None or partial dict, reason it cannot be used)."""
+    """(event dict, None) or (None or partial dict, reason it cannot be used).
+
+    Whatever arrives (any size, any depth, any type) is refused here with a short reason
+    if it cannot be an event, so that nothing later has to guard against it."""
     if isinstance(event, dict) and "type" not in event and isinstance(event.get("raw"), str):
         event = event["raw"]  # the log's record of a line that was not a JSON object
     if isinstance(event, (bytes, bytearray)):
-        event = event.decode("utf-8", errors="replace")
+        event = bytes(event[:MAX_EVENT_CHARS * 4 + 1]).decode("utf-8", errors="replace")
     if isinstance(event, str):
         text = event.strip()
+        if len(text) > MAX_EVENT_CHARS:
+            return None, (f"An event of more than {MAX_EVENT_CHARS:,} characters "
+                          f"({_shown(text)}): an event is one short JSON object, e.g. "
+                          '{"type": "play", "seat": "W", "card": "JH"}')
         try:
             event = json.loads(text)
         except (ValueError, RecursionError) as exc:
-            shown = text if len(text) <= 60 else text[:57] + "..."
-            return None, (f"Not JSON ({exc.__class__.__name__}: {str(exc)[:60]}): {shown!r}. Each "
-                          'event is one JSON object, e.g. {"type": "play", "seat": "W", "card": "JH"}')
+            return None, (f"Not JSON ({exc.__class__.__name__}: {str(exc)[:60]}): "
+                          f"{_shown(text)}. Each event is one JSON object, e.g. "
+                          '{"type": "play", "seat": "W", "card": "JH"}')
     if not isinstance(event, dict):
-        return None, (f"An event must be a JSON object with a type, not {type(event).__name__} "
-                      f"{str(event)[:40]!r}")
+        return None, (f"An event must be a JSON object with a type, not "
+                      f"{type(event).__name__} {_shown(_text_of(event), 40)}")
+    problem = _shape_problem(event)
+    if problem is not None:
+        return None, problem
     kind = event.get("type")
     if kind is None:
         return event, ("The event has no type: add \"type\" (one of "
                        + ", ".join(EVENT_TYPES) + ")")
     if not isinstance(kind, str) or kind not in EVENT_TYPES:
-        return event, (f"Unknown event type {str(kind)[:40]!r}: known types are "
+        return event, (f"Unknown event type {_shown(_text_of(kind), 40)}: known types are "
                        + ", ".join(EVENT_TYPES))
     return event, None
+
+
+def _shape_problem(event: dict) -> Optional[str]:
+    """Why a dict cannot be an event because of its shape (too deep, too big), or None.
+    Iterative, so that no depth of nesting can exhaust the stack."""
+    stack: list = [(event, 1)]
+    count = 0
+    while stack:
+        obj, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            return (f"An event is a flat JSON object; this one nests more than {_MAX_DEPTH} "
+                    "levels deep")
+        items = obj.items() if isinstance(obj, dict) else enumerate(obj)
+        for k, v in items:
+            count += 1
+            if count > 200:
+                return "An event has a few fields; this one has more than 200 values"
+            for part in ((k, v) if isinstance(obj, dict) else (v,)):
+                if isinstance(part, str) and len(part) > _MAX_FIELD_CHARS:
+                    return (f"A field of {len(part):,} characters ({_shown(part)}): an "
+                            f"event's fields are short (a card, a seat, a bid)")
+            if isinstance(v, (dict, list)):
+                stack.append((v, depth + 1))
+    return None
+
+
+def _text_of(value) -> str:
+    """``str(value)``, cut short for anything big or deep (``str`` of a list nested a
+    thousand deep would exhaust the stack)."""
+    if isinstance(value, str):
+        return value
+    import reprlib
+    r = reprlib.Repr()
+    r.maxlevel, r.maxlist, r.maxdict, r.maxstring, r.maxother = 3, 20, 20, 100, 100
+    return r.repr(value)
+
+
+def _shown(value, limit: int = 60) -> str:
+    """A value as it appears in a message: its repr, cut to ``limit`` characters."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= limit else value[:limit - 3] + "...")
+    import reprlib
+    r = reprlib.Repr()
+    r.maxstring = r.maxother = r.maxlong = limit
+    r.maxlevel = 2
+    text = r.repr(value)
+    return text if len(text) <= limit + 2 else text[:limit] + "..."
 
 
 def _event_words(ev: dict) -> str:

@@ -15,8 +15,11 @@ REVOKE_PENALTIES = ("lose_hand", "points")
 
 @dataclass(frozen=True)
 class Rules:
-    """The house rules a table plays by. Every field is one option of
-    ``rules.md`` ("Points of difference"); the comment says which seed asks for it.
+    """The house rules a table plays by. Every field is one point where published rules
+    differ; its comment says which source plays it which way (the sources are listed in
+    ``docs/engine.md``: skill.games Euchre, Cardems Euchre, the Somerset Club's 1888
+    *Rules of Euchre* with their law numbers, a general rules page, Solitaire Parlor
+    Euchre).
 
     >>> Rules.preset("standard").target
     10
@@ -25,38 +28,44 @@ class Rules:
     """
 
     name: str = "custom"
-    #: points to win a game (10; 5 in seed 002 law 2)
+    #: points to win a game (10; 5 in the 1888 laws, law 2)
     target: int = 10
-    #: in round 2 the dealer may not pass (seeds 000 option, 004 default)
+    #: in round 2 the dealer may not pass (an option at skill.games, the default in Solitaire Parlor Euchre)
     stick_the_dealer: bool = False
-    #: a dealer's partner who orders up in round 1 must play alone (seed 000)
+    #: a dealer's partner who orders up in round 1 must play alone (the Canadian loner of skill.games)
     canadian_loner: bool = False
-    #: the dealer still takes the up-card when the dealer's partner goes alone (seeds 000/004: no)
+    #: the dealer still takes the up-card when the dealer's partner goes alone (skill.games and Solitaire Parlor
+    #: Euchre: no)
     dealer_picks_up_when_partner_alone: bool = False
     #: who leads when someone is alone: left of the dealer (or the next seat if that one
-    #: sits out; seed 004) or left of the lone player (seeds 000, 003)
+    #: sits out; Solitaire Parlor Euchre) or left of the lone player (skill.games, the
+    #: general rules page)
     lone_lead: str = "left_of_dealer"
-    #: a defender may declare alone after trump is fixed and before the first lead (seed 003)
+    #: a defender may declare alone after trump is fixed and before the first lead (the general
+    #: rules page)
     defend_alone: bool = False
-    #: when both sides are alone the lone defender leads (seed 003); off in OpenSpiel
+    #: when both sides are alone the lone defender leads (the general rules page);
+    #: off in OpenSpiel
     lone_defender_leads: bool = False
-    #: a lone defender's side scores this for a euchre of 3 or 4 tricks (seed 003: 2)
+    #: a lone defender's side scores this for a euchre of 3 or 4 tricks (the general
+    #: rules page: 2)
     lone_defender_euchre_points: int = 2
-    #: … and this for taking all five (seed 003: 4)
+    #: … and this for taking all five (the general rules page: 4)
     lone_defender_march_points: int = 4
-    #: defenders' points for euchring a lone maker (2 in seeds 000/001/004; 4 in seed 002 law 3)
+    #: defenders' points for euchring a lone maker (2 at skill.games, Cardems and
+    #: Solitaire Parlor Euchre; 4 in the 1888 laws, law 3)
     lone_euchre_points: int = 2
-    #: seed 002 laws 74-76: after eldest orders, third hand may take over alone; after
+    #: the 1888 laws, laws 74-76: after eldest orders, third hand may take over alone; after
     #: second hand assists, the dealer may take over alone
     overcall_alone: bool = False
-    #: best of three games, scored as in seed 002 laws 1 and 7
+    #: best of three games, scored as in the 1888 laws, laws 1 and 7
     rubber: bool = False
     #: "lose_hand" (makers revoking are euchred, defenders revoking give a march) or
-    #: "points" (seed 002 law 63: 3 points, 5 when a lone hand is involved)
+    #: "points" (the 1888 laws, law 63: 3 points, 5 when a lone hand is involved)
     revoke_penalty: str = "lose_hand"
     #: the dealer may discard the up-card just taken (OpenSpiel forbids it)
     dealer_may_discard_upcard: bool = True
-    #: seed 002 law 50: when an opponent of a lone player throws the hand face up or fails
+    #: the 1888 laws, law 50: when an opponent of a lone player throws the hand face up or fails
     #: to play to a trick, the lone side scores this many points (0: no such law)
     lone_hand_forfeit_points: int = 0
 
@@ -68,9 +77,9 @@ class Rules:
         """One of ``standard``, ``stick-the-dealer``, ``somerset-1888``, ``openspiel``."""
         try:
             options = PRESETS[name]
-        except KeyError:
-            raise RulesError(
-                f"Unknown rules preset {name!r}: choose one of {', '.join(PRESETS)}") from None
+        except (KeyError, TypeError):
+            raise RulesError(f"Unknown rules preset {str(name)[:40]!r}: choose one of "
+                             f"{', '.join(PRESETS)}") from None
         return cls(name=name, **options)
 
     def replace(self, **options) -> "Rules":
@@ -102,8 +111,15 @@ class Rules:
         options = {}
         for part in parts[1:]:
             key, sep, raw = part.partition("=")
-            if not sep or key not in OPTION_NAMES:
-                raise RulesError(f"Cannot read rule option {part!r}: write name=value, e.g. target=5")
+            key = key.strip()
+            if not sep:
+                raise RulesError(f"Cannot read rule option {part[:40]!r}: write name=value, "
+                                 "e.g. target=5")
+            if key not in OPTION_NAMES:
+                raise RulesError(f"Unknown rule option {key[:40]!r}: options are "
+                                 + ", ".join(sorted(OPTION_NAMES)))
+            if key in options:
+                raise RulesError(f"The rule option {key} is given twice: give it once")
             options[key] = _coerce(key, raw)
         return rules.replace(**options) if options else rules
 
@@ -116,19 +132,22 @@ def _coerce(key: str, raw: str):
             return True
         if raw.lower() in ("0", "false", "no", "off"):
             return False
-        raise RulesError(f"{key} is on or off: write {key}=true or {key}=false, not {raw!r}")
+        raise RulesError(f"{key} is on or off: write {key}=true or {key}=false, not {raw[:40]!r}")
     if kind == "int":
         try:
             return int(raw)
         except ValueError:
-            raise RulesError(f"{key} is a whole number, not {raw!r}") from None
+            raise RulesError(f"{key} is a whole number, not {raw[:40]!r}") from None
+    if len(raw) > 40:
+        raise RulesError(f"{key}={raw[:20]!r}...: too long for any setting of {key}")
     return raw
 
 
 def _validate(r: Rules) -> None:
     for f in fields(r):
         value = getattr(r, f.name)
-        expected = {"bool": bool, "int": int, "str": str}[f.type]
+        # With postponed annotations a field's type is its name: "bool", "int", "str".
+        expected = {"bool": bool, "int": int, "str": str}[str(f.type)]
         if type(value) is not expected:
             raise RulesError(f"Rule option {f.name} must be {f.type}, not {value!r}")
     if not 1 <= r.target <= 100:
@@ -159,12 +178,12 @@ def _validate(r: Rules) -> None:
 
 OPTION_NAMES = frozenset(f.name for f in fields(Rules)) - {"name"}
 
-PRESETS = {
-    # North American rules as seeds 000 and 001 play them by default.
+PRESETS: dict[str, dict] = {
+    # North American rules as skill.games and Cardems Euchre play them by default.
     "standard": dict(lone_lead="left_of_loner"),
-    # Seed 004 as played: stick the dealer on, the lead from left of the dealer.
+    # Solitaire Parlor Euchre as played: stick the dealer on, the lead from left of the dealer.
     "stick-the-dealer": dict(stick_the_dealer=True, lone_lead="left_of_dealer"),
-    # Seed 002, the Somerset Club's laws: 5-point games in rubbers, 4 for euchring a lone
+    # The Somerset Club of Boston's 1888 laws: 5-point games in rubbers, 4 for euchring a lone
     # hand, overcalls alone, revokes cost points. The turned card always goes to the dealer
     # when it is taken (laws 74-76 have no exception for a partner's lone hand).
     "somerset-1888": dict(target=5, lone_euchre_points=4, overcall_alone=True, rubber=True,

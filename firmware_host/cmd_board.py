@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import re
 import sys
 import time
 
@@ -30,8 +32,19 @@ def register(sub) -> None:
     p.set_defaults(func=run_monitor)
 
 
+def _fail(command: str, text: str) -> int:
+    print(f"euchre-table {command}: {text}", file=sys.stderr)
+    return 2
+
+
 def run_sim(args) -> int:
     from .simboard import main
+    if not 0.0 <= args.corrupt < 1.0:   # also refuses nan
+        return _fail("board-sim", f"--corrupt {args.corrupt}: a fraction of the bytes, from 0 "
+                                  "to below 1 (e.g. 0.01 for one byte in a hundred)")
+    if args.path and os.path.lexists(args.path) and not os.path.islink(args.path):
+        return _fail("board-sim", f"--path {args.path} exists and is not a link: give a new path "
+                                  "for the board's link (e.g. /tmp/euchre-board)")
     argv = ["--corrupt", str(args.corrupt)]
     if args.path:
         argv += ["--path", args.path]
@@ -56,11 +69,38 @@ def run_monitor(args) -> int:
     from .protocol import LinkError
 
     def out(record: dict) -> None:
+        if isinstance(record.get("reason"), str):
+            # pyserial's words carry the C library's "[Errno 2] ..."; people need the rest.
+            record = dict(record, reason=re.sub(r"\[Errno \d+\] ", "", record["reason"]))
         if args.json:
             print(json.dumps(record, default=str), flush=True)
         else:
             print(" ".join(f"{k}={v}" for k, v in record.items()), flush=True)
 
+    import math
+    import stat
+    if not args.port.strip():
+        return _fail("board-monitor", "--port is empty: give the board's stable path, "
+                                      "e.g. /dev/serial/by-id/usb-euchre-table_board-if00")
+    if not 300 <= args.baud <= 4_000_000:
+        return _fail("board-monitor", f"--baud {args.baud}: a serial speed such as 115200")
+    if args.seconds is not None and not (math.isfinite(args.seconds) and args.seconds >= 0):
+        return _fail("board-monitor", f"--seconds {args.seconds}: a number of seconds, 0 or more")
+    try:
+        mode = os.stat(args.port).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        return _fail("board-monitor", f"--port {args.port}: {exc.strerror}")
+    if mode is not None and not stat.S_ISCHR(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a regular file" if stat.S_ISREG(mode) \
+            else "not a device"
+        return _fail("board-monitor", f"--port {args.port} is {kind}, not a serial port: give "
+                                      "the board's /dev/serial/by-id/... path")
+    if mode is None:
+        # A board that is not plugged in yet: the link keeps looking for it.
+        print(f"waiting for {args.port} to appear (plug the board in; Ctrl-C to stop)",
+              file=sys.stderr, flush=True)
     # Status changes are printed below; the link's own log lines would repeat them.
     logging.getLogger("firmware_host").setLevel(logging.ERROR)
     ever_connected = False

@@ -17,7 +17,7 @@ HINT, and DIRECTOR (short press: director menu; long press: undo)."""
 
 DEFAULT_BUTTON_PINS = {"pass": 5, "order": 6, "alone": 13, "S": 26, "H": 16, "D": 20,
                        "C": 12, "hint": 4, "director": 27}
-"""BCM pin numbers. They avoid I2C (2, 3) for the OLED, the UART (14, 15) for the board,
+"""BCM pin numbers. They avoid I2C (2, 3) for the OLED, the UART (14, 15) (a console; the board is on USB),
 and the I2S pins of an amplifier such as the MAX98357A (18, 19, 21)."""
 DEFAULT_SEAT_LED_PINS = {"N": 22, "E": 23, "S": 24, "W": 25}
 DEFAULT_RACK_LED_PINS = [7, 8, 9, 10, 11, 17]
@@ -152,6 +152,119 @@ class BidComposer:
         return ("refused", f"{SUIT_NAMES[button].capitalize()} cannot be named now: name another suit or PASS")
 
 
+RESULT_SEAT_BUTTONS = {"S": "N", "H": "E", "D": "S", "C": "W"}
+"""At a table without a camera the suit buttons stand for the seats when a result is
+keyed in, in the order of the seats: spades North, hearts East, diamonds South, clubs West."""
+
+
+class ResultComposer:
+    """Keys in one hand's result on the bid panel, like a bridge scoring keypad: who
+    named trump (ALONE first if they went alone), the makers' tricks, who enters it,
+    and an opponent's press to confirm. Only the confirmed result comes out.
+
+    Presses: a seat (a suit button, see :data:`RESULT_SEAT_BUTTONS`), ALONE, ORDER (+1
+    trick), PASS (-1 trick), HINT (accept the tricks shown), DIRECTOR (cancel). Every press
+    returns ``("prompt", text)`` (what to do next), ``("refused", reason)`` or, at the
+    confirmation, ``("result", {"makers", "tricks", "alone", "entered_by", "confirmed_by"})``.
+
+    >>> r = ResultComposer()
+    >>> r.press("alone"), r.press("D")[0]
+    (('prompt', 'Alone: press the seat that went alone'), 'prompt')
+    >>> r.press("order")
+    ('prompt', 'Tricks for North-South: 4 (ORDER +1, PASS -1, HINT to accept)')
+    >>> r.press("hint")[0], r.press("D")
+    ('prompt', ('prompt', 'East or West: press your seat to confirm North-South 4 tricks, South alone'))
+    >>> r.press("C")
+    ('result', {'makers': 'NS', 'tricks': 4, 'alone': 'S', 'entered_by': 'S', 'confirmed_by': 'W'})
+    """
+
+    TEAM_WORDS = {"NS": "North-South", "EW": "East-West"}
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        self.step = "maker"
+        self.alone_pending = False
+        self.maker: Optional[str] = None
+        self.alone: Optional[str] = None
+        self.tricks = 3
+        self.entered_by: Optional[str] = None
+
+    @property
+    def makers(self) -> Optional[str]:
+        return None if self.maker is None else ("NS" if self.maker in "NS" else "EW")
+
+    def prompt(self) -> str:
+        """What the screen asks for now."""
+        if self.step == "maker":
+            return "Result: press the seat that named trump (ALONE first if alone)"
+        if self.step == "tricks":
+            return (f"Tricks for {self.TEAM_WORDS[self.makers]}: {self.tricks} "
+                    "(ORDER +1, PASS -1, HINT to accept)")
+        if self.step == "entered":
+            return f"{self._summary()}. Who enters it? Press your seat"
+        opp = "East or West" if self.entered_by in "NS" else "North or South"
+        return f"{opp}: press your seat to confirm {self._summary()}"
+
+    def _summary(self) -> str:
+        from engine.cards import SEAT_NAMES
+        alone = f", {SEAT_NAMES[self.alone]} alone" if self.alone else ""
+        return f"{self.TEAM_WORDS[self.makers]} {self.tricks} tricks{alone}"
+
+    def press(self, button: str) -> tuple:
+        with self._lock:
+            return self._press(button)
+
+    def _press(self, button: str) -> tuple:
+        from engine.cards import SEAT_NAMES
+        if button in ("director", "undo"):
+            self.reset()
+            return ("prompt", "Entry cancelled. " + self.prompt())
+        if button not in BUTTONS:
+            raise ValueError(f"no button {button!r}: buttons are {', '.join(BUTTONS)}")
+        seat = RESULT_SEAT_BUTTONS.get(button)
+        if self.step == "maker":
+            if button == "alone":
+                self.alone_pending = not self.alone_pending
+                return ("prompt", "Alone: press the seat that went alone" if self.alone_pending
+                        else self.prompt())
+            if seat is None:
+                return ("refused", "Press the seat that named trump: spades North, hearts East, "
+                                   "diamonds South, clubs West")
+            self.maker = seat
+            self.alone = seat if self.alone_pending else None
+            self.alone_pending = False
+            self.step = "tricks"
+            return ("prompt", self.prompt())
+        if self.step == "tricks":
+            if button == "order":
+                self.tricks = min(5, self.tricks + 1)
+            elif button == "pass":
+                self.tricks = max(0, self.tricks - 1)
+            elif button == "hint":
+                self.step = "entered"
+            else:
+                return ("refused", "ORDER adds a trick, PASS takes one off, HINT accepts")
+            return ("prompt", self.prompt())
+        if seat is None:
+            return ("refused", "Press your seat: spades North, hearts East, diamonds South, "
+                               "clubs West")
+        if self.step == "entered":
+            self.entered_by = seat
+            self.step = "confirm"
+            return ("prompt", self.prompt())
+        # The confirmation: an opponent of the player who entered it.
+        if (seat in "NS") == (self.entered_by in "NS"):
+            who = "entered it" if seat == self.entered_by else "is the partner of the one who entered it"
+            return ("refused", f"{SEAT_NAMES[seat]} {who}: an opponent must confirm")
+        result = {"makers": self.makers, "tricks": self.tricks, "alone": self.alone,
+                  "entered_by": self.entered_by, "confirmed_by": seat}
+        self.reset()
+        return ("result", result)
+
+
 class BidPanel:
     """The bid panel: gpiozero Buttons whose presses come out as events (see
     :class:`BidComposer`) on :attr:`events`, a thread-safe queue, and to ``on_event``.
@@ -167,6 +280,8 @@ class BidPanel:
         from gpiozero import Button
 
         self.composer = BidComposer()
+        # At a club table without a camera, presses key in hands' results instead of bids.
+        self.result_entry: Optional[ResultComposer] = None
         self.events: "queue.Queue[tuple]" = queue.Queue()
         self.on_event = on_event
         self.bounce_time = bounce_time
@@ -209,7 +324,8 @@ class BidPanel:
 
     def _on_press(self, name: str):
         if self._edge(name, "down"):
-            self._emit(self.composer.press(name))
+            entry = self.result_entry
+            self._emit(entry.press(name) if entry is not None else self.composer.press(name))
 
     def _director_pressed(self):
         self._director_down = self._edge("director", "down")
@@ -225,7 +341,8 @@ class BidPanel:
         if "director" in self._held:
             self._held.discard("director")
         elif self._director_down:
-            self._emit(self.composer.press("director"))
+            entry = self.result_entry
+            self._emit(entry.press("director") if entry is not None else self.composer.press("director"))
         self._director_down = False
 
     def _emit(self, event: tuple):
@@ -373,14 +490,24 @@ class RackLeds:
 
 
 class TableLeds:
-    """The seat LEDs and the rack LEDs together; either may be absent (None)."""
+    """The seat LEDs and the rack LEDs together; either may be absent (None). ``racks``
+    holds the racks of further computer seats (seat -> RackLeds); ``rack`` serves the first."""
 
-    def __init__(self, seats: Optional[SeatLeds], rack: Optional[RackLeds]):
+    def __init__(self, seats: Optional[SeatLeds], rack: Optional[RackLeds],
+                 racks: Optional[dict] = None):
         self.seats = seats
         self.rack = rack
+        self.racks = dict(racks or {})
+
+    def rack_of(self, seat: Optional[str], first: bool = True) -> Optional[RackLeds]:
+        """The rack LEDs of a computer seat: its own (``racks``), else the main rack when
+        it is the first computer seat."""
+        if seat in self.racks:
+            return self.racks[seat]
+        return self.rack if first else None
 
     def close(self):
-        for part in (self.seats, self.rack):
+        for part in (self.seats, self.rack, *self.racks.values()):
             if part is not None:
                 part.close()
 
@@ -389,9 +516,10 @@ def check_leds_config(config: dict) -> dict:
     """The LED configuration with defaults, or ValueError naming the wrong key.
 
     Keys: ``seats`` ({"N": 22, ...}; None or {} for no seat LEDs), ``rack`` (six pins;
-    None or [] for none), ``active_high`` (bool), ``blink`` (seconds on and off).
+    None or [] for none), ``racks`` (further computer seats' racks: {"E": [six pins]}),
+    ``active_high`` (bool), ``blink`` (seconds on and off).
     """
-    _check_keys(config, ("seats", "rack", "active_high", "blink"), "leds")
+    _check_keys(config, ("seats", "rack", "racks", "active_high", "blink"), "leds")
     seats = config.get("seats", DEFAULT_SEAT_LED_PINS)
     if seats is not None:
         if not isinstance(seats, dict):
@@ -413,11 +541,26 @@ def check_leds_config(config: dict) -> dict:
         for i, pin in enumerate(rack):
             _check_pin(pin, f"leds config: rack[{i}]")
     taken = _check_unique(dict(seats or {}), "leds config")
-    _check_unique({f"rack[{i}]": p for i, p in enumerate(rack or [])}, "leds config", taken)
+    taken = _check_unique({f"rack[{i}]": p for i, p in enumerate(rack or [])}, "leds config", taken)
+    racks = config.get("racks") or {}
+    if not isinstance(racks, dict):
+        raise ValueError(f"leds config: racks must map a computer seat to its 6 rack pins, "
+                         f"e.g. {{E = [...]}}, not {racks!r}")
+    for seat, pins in racks.items():
+        if seat not in SEATS:
+            raise ValueError(f"leds config: racks.{seat}: no such seat (use N, E, S, W)")
+        if not isinstance(pins, (list, tuple)) or len(pins) != RACK_SLOTS:
+            raise ValueError(f"leds config: racks.{seat} must list {RACK_SLOTS} pins (5 card "
+                             f"slots, then the up-card slot), not {pins!r}")
+        for i, pin in enumerate(pins):
+            _check_pin(pin, f"leds config: racks.{seat}[{i}]")
+        taken = _check_unique({f"racks.{seat}[{i}]": p for i, p in enumerate(pins)},
+                              "leds config", taken)
     active_high = config.get("active_high", True)
     if not isinstance(active_high, bool):
         raise ValueError(f"leds config: active_high={active_high!r} should be true or false")
     return {"seats": seats, "rack": list(rack) if rack is not None else None,
+            "racks": {seat: list(pins) for seat, pins in racks.items()},
             "active_high": active_high,
             "blink": _check_number(config, "blink", 0.4, "leds", 0.02, 5.0)}
 
@@ -427,13 +570,17 @@ def make_leds(config: dict, pin_factory=None) -> TableLeds:
     ``{"seats": {"N": 22, "E": 23, "S": 24, "W": 25}, "rack": [7, 8, 9, 10, 11, 17]}``."""
     c = check_leds_config(config)
     seats = rack = None
+    racks: dict = {}
     try:
         if c["seats"] is not None:
             seats = SeatLeds(c["seats"], c["active_high"], c["blink"], pin_factory=pin_factory)
         if c["rack"] is not None:
             rack = RackLeds(c["rack"], c["active_high"], c["blink"] / 2, pin_factory=pin_factory)
+        for seat, pins in c["racks"].items():
+            racks[seat] = RackLeds(pins, c["active_high"], c["blink"] / 2, pin_factory=pin_factory)
     except Exception:
-        if seats is not None:
-            seats.close()
+        for part in (seats, rack, *racks.values()):
+            if part is not None:
+                part.close()
         raise
-    return TableLeds(seats, rack)
+    return TableLeds(seats, rack, racks)

@@ -1,8 +1,11 @@
-"""Card faces from the KDE card decks (kdegames-card-data-kf5), rendered on demand for tests and benchmarks.
+"""Card faces from the KDE card decks (kdegames-card-data-kf5) and from SVG decks on the npm registry, rendered on demand for tests and benchmarks.
 
-The art is GPL and stays outside the repository: it is rendered from the system's
-``/usr/share/carddecks/svg-*`` decks with ``rsvg-convert`` and cached under
-``$XDG_CACHE_HOME/euchre-table/art`` (default ``~/.cache/euchre-table/art``).
+None of the art is in the repository. The KDE art (GPL) is rendered from the system's
+``/usr/share/carddecks/svg-*`` decks; the npm decks (see ``NPM_DESIGNS``: each a pinned
+package version with its registry integrity hash and licence) are downloaded from the
+npm registry when first asked for, checked against that hash and unpacked. Faces are
+rendered with ``rsvg-convert`` and cached under ``$XDG_CACHE_HOME/euchre-table/art``
+(default ``~/.cache/euchre-table/art``).
 
 >>> from engine.cards import Card
 >>> if art_available():
@@ -14,11 +17,18 @@ The art is GPL and stays outside the repository: it is rendered from the system'
 """
 from __future__ import annotations
 
+import base64
 import glob
+import hashlib
+import io
 import os
 import shutil
 import subprocess
+import tarfile
+import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import cv2
 import numpy as np
@@ -84,11 +94,11 @@ def _deck_file(folder: Path):
     return Path(files[0]) if files else None
 
 
-def _render_png(svg: Path, ident: str, height: int) -> np.ndarray:
+def _render_png(svg: Path, ident: Optional[str], height: int) -> np.ndarray:
     if shutil.which("rsvg-convert") is None:
         raise ArtError("rsvg-convert is not installed: install the Debian package librsvg2-bin")
     proc = subprocess.run(
-        ["rsvg-convert", "-i", ident, "-h", str(int(height)), str(svg)],
+        ["rsvg-convert"] + (["-i", ident] if ident else []) + ["-h", str(int(height)), str(svg)],
         capture_output=True, check=False)
     if proc.returncode != 0 or not proc.stdout:
         raise ArtError(f"rsvg-convert could not render element {ident!r} of {svg}: "
@@ -119,17 +129,21 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
     height = int(height)
     if height < 16:
         raise ValueError(f"height {height} is too small for a card face: ask for 16 px or more")
-    folder = CARDDECKS_DIR / f"svg-{deck}"
-    svg = _deck_file(folder) if folder.is_dir() else None
-    if svg is None:
-        have = ", ".join(kde_decks()) or "none (install kdegames-card-data-kf5)"
-        raise ArtError(f"no KDE SVG deck named {deck!r}; installed decks: {have}")
+    if deck in NPM_DESIGNS:
+        svg, ident = npm_card_file(deck, card)
+    else:
+        folder = CARDDECKS_DIR / f"svg-{deck}"
+        svg = _deck_file(folder) if folder.is_dir() else None
+        if svg is None:
+            have = ", ".join(kde_decks()) or "none (install kdegames-card-data-kf5)"
+            raise ArtError(f"no KDE SVG deck named {deck!r}; installed decks: {have}; "
+                           f"npm decks: {', '.join(NPM_DESIGNS)}")
+        ident = element_id(card)
     cached = cache_dir() / deck / f"{card}_{height}.png"
     if cached.is_file():
         img = cv2.imread(str(cached), cv2.IMREAD_UNCHANGED)
         if img is not None and img.ndim == 3 and img.shape[2] == 4 and img.shape[0] == height:
             return img
-    ident = element_id(card)
     img = _render_png(svg, ident, height)
     box = _opaque_box(img)
     if box is None:
@@ -153,3 +167,170 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
     except OSError:
         pass  # a read-only home still renders, only slower
     return face
+
+
+# ---------------------------------------------------------------------- npm decks
+NPM_REGISTRY = "https://registry.npmjs.org"
+"""The npm registry; ``NPM_CONFIG_REGISTRY`` (npm's own setting) points elsewhere."""
+
+
+@dataclass(frozen=True)
+class NpmDesign:
+    """A card design published in an npm package: the pinned ``version`` and its
+    registry ``integrity`` (sha512), where each card's SVG is in the package
+    (``path``, with ``{rank}`` and ``{suit}``; ``element``: an element id in that
+    file, or None when the file is the card), how ranks and suits are spelt there,
+    whether the cards carry an English corner index (rank + suit sign), the
+    package's licence and the art's author and licence."""
+
+    name: str
+    package: str
+    version: str
+    integrity: str
+    path: str
+    element: Optional[str]
+    ranks: dict
+    suits: dict
+    english_index: bool
+    licence: str
+    art: str
+
+    @property
+    def tarball(self) -> str:
+        base = self.package.split("/")[-1]
+        return f"{self.package}/-/{base}-{self.version}.tgz"
+
+
+_KENNARD = dict(
+    package="@heruka_urgyen/react-playing-cards", version="0.5.0",
+    integrity="sha512-o/tSxBIIdGJQYCwARHMzddjY0hYdxxYZXiyCVzg8FuQNCrnVl8n1moKjzjkRVK7qMQGR3FCpromg2kpw85pQ+A==",
+    element=None, ranks={"9": "9", "10": "T", "J": "J", "Q": "Q", "K": "K", "A": "A"},
+    suits={"S": "S", "H": "H", "D": "D", "C": "C"}, english_index=True,
+    licence="MIT (package); the art is CC0",
+    art="Adrian Kennard's SVG playing cards (CC0), in @heruka_urgyen/react-playing-cards")
+
+NPM_DESIGNS = {
+    "touati-standard": NpmDesign(
+        "touati-standard", "@younestouati/playing-cards-standard-deck", "3.0.0",
+        "sha512-w+hMe//3YLu5XR1dmq6Xi/BoMcqEMKeIlg+4QUiF7y5PymeSGeT7ozKV1fADmmuFBBVbjB2pCcR5EKKC9qIVOQ==",
+        "package/cards/{rank}{suit}.svg", None,
+        {"9": "9", "10": "10", "J": "11", "Q": "12", "K": "13", "A": "1"},
+        {"S": "s", "H": "h", "D": "d", "C": "c"}, True, "LGPL-3.0",
+        "Responsive Playing Cards, after Chris Aguilar's Vectorized Playing Cards (LGPL-3.0); "
+        "ace of spades by Byron Knoll (public domain)"),
+    "kennard-2color": NpmDesign("kennard-2color", path="package/src/images/2color/{rank}{suit}.svg", **_KENNARD),
+    "kennard-2color-big": NpmDesign("kennard-2color-big", path="package/src/images/2color-bf/{rank}{suit}.svg",
+                                    **_KENNARD),
+    "kennard-4color": NpmDesign("kennard-4color", path="package/src/images/4color/{rank}{suit}.svg", **_KENNARD),
+    "kennard-4color-big": NpmDesign("kennard-4color-big", path="package/src/images/4color-bf/{rank}{suit}.svg",
+                                    **_KENNARD),
+    "bellot": NpmDesign(
+        "bellot", "svg-cards", "4.0.2",
+        "sha512-YQVC0+bVQtvGbKoQZAHPgVSrKUymPK+aG9NQjJul9jp/a+lFcm8aWKh7YmKVinSjpaBTbogTLKAPi5YQEFRYLg==",
+        "package/svg-cards.svg", "{suit}_{rank}",
+        {"9": "9", "10": "10", "J": "jack", "Q": "queen", "K": "king", "A": "1"},
+        {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}, True, "LGPL-2.1",
+        "David Bellot's SVG-cards (LGPL-2.1), as packaged by Huub de Beer"),
+}
+"""Card designs from npm packages, by name. All carry an English corner index. The
+four ``kennard-*`` designs are one package's four decks: two colours or four (green
+clubs, blue diamonds), normal or big faces. They are validation designs: no reader
+is tuned on them."""
+
+
+def npm_designs() -> list:
+    """Names of the npm designs (downloaded when first used)."""
+    return list(NPM_DESIGNS)
+
+
+def npm_dir(design: NpmDesign) -> Path:
+    """Where a design's package is unpacked."""
+    return cache_dir() / "npm" / f"{design.package.replace('/', '+')}-{design.version}"
+
+
+def fetch_npm(name: str) -> Path:
+    """Download and unpack the package holding npm design ``name`` (once), checking
+    the tarball against the pinned sha512 integrity. Returns the unpacked folder.
+    Raises ArtError naming the package and what went wrong."""
+    try:
+        design = NPM_DESIGNS[name]
+    except KeyError:
+        raise ArtError(f"no npm design named {name!r}; known: {', '.join(NPM_DESIGNS)}") from None
+    folder = npm_dir(design)
+    done = folder / ".complete"
+    if done.is_file():
+        return folder
+    registry = (os.environ.get("NPM_CONFIG_REGISTRY") or os.environ.get("npm_config_registry")
+                or NPM_REGISTRY).rstrip("/")
+    url = f"{registry}/{design.tarball}"
+    try:
+        with urllib.request.urlopen(url, timeout=60) as resp:
+            data = resp.read()
+    except OSError as exc:
+        raise ArtError(f"could not download {design.package}@{design.version} from {url} ({exc}): "
+                       "the npm decks need the npm registry once, then they are cached") from None
+    algo, _, want = design.integrity.partition("-")
+    got = base64.b64encode(hashlib.new(algo, data).digest()).decode()
+    if got != want:
+        raise ArtError(f"{design.package}@{design.version} from {url} does not match its pinned "
+                       f"integrity ({algo} {got[:16]}... instead of {want[:16]}...): not unpacked")
+    tmp = folder.with_name(folder.name + f".{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        members = [m for m in tar.getmembers() if m.isfile() and m.name.startswith("package/")
+                   and ".." not in Path(m.name).parts
+                   and (m.name.endswith(".svg") or Path(m.name).name in ("LICENSE", "package.json",
+                                                                          "README.md", "AUTHORS"))]
+        for m in members:
+            out = tmp / m.name
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(tar.extractfile(m).read())
+    (tmp / ".complete").write_text(f"{design.package}@{design.version} {design.integrity}\n")
+    try:
+        os.replace(tmp, folder)          # another process may have won the race
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return folder
+
+
+def npm_card_file(name: str, card) -> tuple:
+    """``(svg path, element id or None)`` of a card of npm design ``name`` (fetched on
+    first use)."""
+    design = NPM_DESIGNS[name]
+    card = Card(card)
+    folder = fetch_npm(name)
+    rank, suit = design.ranks[card.rank], design.suits[card.suit]
+    path = folder / design.path.format(rank=rank, suit=suit)
+    if not path.is_file():
+        raise ArtError(f"{design.package}@{design.version} has no {path.name} for {card}")
+    ident = design.element.format(rank=rank, suit=suit) if design.element else None
+    return path, ident
+
+
+def all_designs() -> list:
+    """Every design :func:`card_image` can render here: the KDE designs with an English
+    index that are installed, then the npm designs."""
+    return english_index_decks() + npm_designs()
+
+
+def main(argv=None) -> int:
+    """``python -m vision.art fetch``: download the npm decks now (set-up time)."""
+    import sys
+    args = sys.argv[1:] if argv is None else argv
+    if args != ["fetch"]:
+        print("usage: python -m vision.art fetch   (downloads the npm card decks into the cache)",
+              file=sys.stderr)
+        return 2
+    failed = 0
+    for name in npm_designs():
+        try:
+            print(f"{name}: {fetch_npm(name)}")
+        except ArtError as exc:
+            print(f"{name}: {exc}", file=sys.stderr)
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

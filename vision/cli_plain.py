@@ -21,6 +21,9 @@ def register(subparsers) -> None:
     src.add_argument("--from-dir", metavar="DIR", help="folder with the 24 card pictures")
     src.add_argument("--camera", metavar="N", type=int, help="live: USB/V4L2 camera number")
     src.add_argument("--picamera", action="store_true", help="live: the Raspberry Pi camera")
+    p.add_argument("--camera-num", type=int, default=0, metavar="N",
+                   help="with --picamera: which camera port (1: the Pi 5's second port, e.g. "
+                        "the reader window's camera)")
     src.add_argument("--frames", metavar="DIR", help="live, replayed: a folder of camera frames")
     p.add_argument("--out", metavar="FILE", help="deck file to write (.npz)")
     p.add_argument("--name", help="the deck's name (default: the folder's name)")
@@ -66,7 +69,8 @@ def _calibrate_deck(args) -> int:
             if args.frames:
                 config = {"kind": "folder", "path": args.frames}
             elif args.picamera:
-                config = {"kind": "picamera", "width": args.width, "height": args.height}
+                config = {"kind": "picamera", "width": args.width, "height": args.height,
+                          "camera_num": args.camera_num}
             else:
                 config = {"kind": "v4l2", "device": args.camera, "width": args.width,
                           "height": args.height}

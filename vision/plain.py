@@ -369,7 +369,7 @@ def _fit_sides(pts: np.ndarray, quad: np.ndarray, lo: float, hi: float, tol: flo
     """Lines fitted (total least squares) to the contour points along each side of
     ``quad``, and their crossings: the refined corners, or None."""
     lines = []
-    for a, b, length, u in _sides(quad):
+    for a, _b, length, u in _sides(quad):
         if length < 4:
             return None
         rel = pts - a

@@ -130,6 +130,8 @@ class PiCameraSource(FrameSource):
 class FolderSource(FrameSource):
     """The images of a folder in name order (``loop`` to start again at the end)."""
 
+    recorded = True   # its end is the end of a recording, not a camera lost
+
     def __init__(self, path, loop: bool = False):
         self.path = Path(path)
         if not self.path.is_dir():
@@ -156,6 +158,8 @@ class FolderSource(FrameSource):
 
 class VideoFileSource(FrameSource):
     """The frames of a video file, then None."""
+
+    recorded = True   # its end is the end of a recording, not a camera lost
 
     def __init__(self, path):
         import cv2

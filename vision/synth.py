@@ -1,10 +1,13 @@
-"""Synthetic camera frames of the table, composed from real KDE card art, for tests, benchmarks and the virtual table.
+"""Synthetic camera frames of the table, composed from real card art (KDE decks, SVG decks from npm), for tests, benchmarks and the virtual table.
 
-A frame is built the way the camera would see it: a cloth (or the printed mat), the
-mat's ArUco markers, cards laid at positions in mat millimetres (or named zones),
-each optionally carrying its QR sticker, then the camera's view (scale, roll,
-perspective) and its faults (blur, sensor noise, uneven light, glare, JPEG, a hand
-partly over a card).
+A frame is built the way the camera would see it: a table (cloth, or a surface from
+vision.synth_surfaces: felt, wood, patterned cloth, carpet, tiles, the printed mat),
+the mat's ArUco markers, cards laid at positions in mat millimetres (or named zones),
+each optionally carrying its QR sticker, then the camera's view and its faults. With
+``camera=`` the view is a pinhole camera above the table with a real lens, light and
+sensor (vision.synth_physical); without it, a homography (scale, roll, perspective) and
+faults added to the 8-bit image (blur, sensor noise, uneven light, glare, JPEG, a hand
+partly over a card), as the older tests and benchmarks were made.
 
 >>> from vision.art import art_available
 >>> if art_available():
@@ -42,8 +45,8 @@ SKIN = [(120, 150, 205), (90, 125, 180), (60, 90, 140), (150, 180, 225), (45, 65
 @dataclass
 class Placement:
     """A card on the table: where (``at``: a zone name or ``(x, y)`` mat mm), turned
-    ``rotation`` degrees (clockwise), with or without its QR sticker, in which KDE
-    ``deck`` (None: the frame's deck). ``sticker_mm`` is the sticker's side with its
+    ``rotation`` degrees (clockwise), with or without its QR sticker, in which card
+    design ``deck`` (None: the frame's deck). ``sticker_mm`` is the sticker's side with its
     quiet zone; ``sticker_offset`` moves it from the card's centre (mm, card axes).
 
     Placements may also be given as dicts with these keys or as tuples
@@ -241,6 +244,19 @@ def _hand_mask(size, target_corners, cover, rng) -> np.ndarray:
     return mask
 
 
+OLD_CONDITIONS = frozenset({
+    "mat", "markers", "paper", "deck", "cloth", "px_per_mm", "view_centre", "roll",
+    "perspective", "blur", "motion_blur", "noise", "light", "glare", "jpeg", "hand",
+    "hand_cover"})
+CAMERA_CONDITIONS = frozenset({
+    "camera", "lamp", "wb_error", "wb_adapt", "exposure", "vignette", "read_noise",
+    "shot_noise", "defocus", "washout", "sharpen", "shadows", "light_dir", "hand_mode",
+    "bare_arm", "hand_height", "auto_exposure", "awb_scene"})
+"""Conditions of the camera model (a pinhole above the table, linear light): giving
+``camera`` switches a frame to it; the others need it."""
+KNOWN_CONDITIONS = OLD_CONDITIONS | CAMERA_CONDITIONS | {"surface", "surface_seed"}
+
+
 def compose_frame(placements: Sequence, size=(640, 480), rng=None, **conditions):
     """A synthetic camera frame and the truth about it: ``(image_bgr, truth)``.
 
@@ -248,10 +264,15 @@ def compose_frame(placements: Sequence, size=(640, 480), rng=None, **conditions)
     Conditions (all optional; defaults give a clean frame):
 
     - ``mat`` "A3" | "A4" | MatLayout; ``markers`` (True) draws the mat's ArUco markers
-      (as white-bordered stickers on the cloth); ``paper`` (False) shows the printed
-      paper mat instead of cloth
-    - ``deck``: KDE design for cards without their own (default "standard"; "random")
+      (as white-bordered stickers on the table); ``paper`` (False) shows the printed
+      paper mat lying on the table
+    - ``deck``: card design for cards without their own (default "standard"; "random";
+      KDE names, or other sources' names, see :func:`vision.art.card_image`)
     - ``cloth``: colour name (see CLOTHS), "random" or (B, G, R)
+    - ``surface``: the table instead of the cloth, e.g. "wood:walnut:gloss",
+      "felt:burgundy", "pattern:checks", "tiles:marble", "mat:A4:carpet:loop" (see
+      :func:`vision.synth_surfaces.surface_texture`); ``surface_seed`` fixes its
+      grain and layout (the same table in every frame)
     - ``px_per_mm``, ``view_centre`` (mm), ``roll`` (deg), ``perspective`` (0–0.2)
     - ``blur`` (Gaussian sigma px), ``motion_blur`` (px), ``noise`` (sigma, grey levels)
     - ``light`` (0–1: uneven light and vignette), ``glare`` (0–1: a bright spot)
@@ -259,15 +280,58 @@ def compose_frame(placements: Sequence, size=(640, 480), rng=None, **conditions)
     - ``hand``: index of the placement a hand partly covers (True: a random one),
       ``hand_cover`` (fraction of the card's length, default 0.35)
 
+    The camera model (``camera`` given: a :class:`vision.synth_camera.PinholeCamera`,
+    or a dict of :meth:`PinholeCamera.above`'s arguments ``px_per_mm``, ``look_at``,
+    ``tilt_deg``, ``tilt_towards_deg``, ``roll_deg``, ``k1``, ``k2``, ``hfov_deg``;
+    missing ones come from ``px_per_mm``, ``view_centre`` and ``roll``): one camera
+    above the table, with its lens's distortion, and the light worked in linear
+    units. It adds: ``lamp`` (colour temperature, K, default 5000), ``wb_adapt`` (how
+    much of the lamp's colour the camera's white balance undoes, default 1),
+    ``wb_error`` (the white balance's error: three fractions B, G, R), ``exposure``
+    (EV; with ``auto_exposure``, a linear grey level the camera meters the scene to,
+    the bias of that), ``awb_scene`` (0–1: how far the camera's auto white balance
+    takes the table's colour for the lamp's), ``vignette`` (0–1), ``read_noise`` and
+    ``shot_noise`` (grey levels; ``noise``
+    counts as read noise), ``defocus`` (disc radius, px), ``washout`` (0–1: webcam
+    colours), ``sharpen``, ``shadows`` (True: each card's thin drop shadow),
+    ``light_dir`` (degrees: where shadows fall), and for hands: an arm and a hand from
+    the table's edge, ``hand_mode`` "over" (default) or "beside" (fingertips a few mm
+    off the card), ``bare_arm`` (None: random), ``hand_height`` (mm above the table).
+    ``perspective`` is not used there (the camera's tilt gives the perspective).
+
     ``truth`` is a :class:`Truth` (a list, one dict per card; see there).
     """
+    return compose_scene(placements, size, rng, **conditions).shoot(rng if isinstance(rng, np.random.Generator) else None)
+
+
+class Scene:
+    """A composed view of the table before the camera's sensor: :meth:`shoot` gives a
+    frame with fresh sensor noise and JPEG, as a fixed camera sees a still table.
+    ``truth`` is the :class:`Truth` of every frame shot."""
+
+    def __init__(self, truth, rng, shoot_fn):
+        self.truth = truth
+        self._rng = rng
+        self._shoot = shoot_fn
+
+    def shoot(self, rng=None):
+        """``(image_bgr, truth)``: one frame (``rng`` for its noise; default the scene's)."""
+        return self._shoot(self._rng if rng is None else _rng(rng)), self.truth
+
+
+def compose_scene(placements: Sequence, size=(640, 480), rng=None, **conditions) -> Scene:
+    """Like :func:`compose_frame`, but returns the :class:`Scene`, to shoot many frames
+    of one still table (each with its own sensor noise)."""
     rng = _rng(rng)
-    known = {"mat", "markers", "paper", "deck", "cloth", "px_per_mm", "view_centre", "roll",
-             "perspective", "blur", "motion_blur", "noise", "light", "glare", "jpeg", "hand",
-             "hand_cover"}
-    unknown = set(conditions) - known
+    unknown = set(conditions) - KNOWN_CONDITIONS
     if unknown:
-        raise TypeError(f"unknown condition(s) {sorted(unknown)}: known are {sorted(known)}")
+        raise TypeError(f"unknown condition(s) {sorted(unknown)}: known are {sorted(KNOWN_CONDITIONS)}")
+    if conditions.get("camera") is not None:
+        from vision.synth_physical import compose_physical
+        return compose_physical(placements, size, rng, conditions)
+    needs = sorted(set(conditions) & (CAMERA_CONDITIONS - {"camera"}))
+    if needs:
+        raise TypeError(f"condition(s) {needs} need the camera model: give camera={{...}} too")
     w, h = int(size[0]), int(size[1])
     layout = conditions.get("mat") or "A3"
     layout = layout if isinstance(layout, MatLayout) else MatLayout.named(layout)
@@ -280,7 +344,13 @@ def compose_frame(placements: Sequence, size=(640, 480), rng=None, **conditions)
                             conditions.get("perspective", 0.0), rng)
     scale = _local_scale(hmg, layout)
 
-    if conditions.get("paper"):
+    if conditions.get("surface") is not None:
+        frame = surface_in_view(conditions["surface"], hmg, (w, h), layout, rng,
+                                conditions.get("surface_seed"), paper=bool(conditions.get("paper")))
+        if conditions.get("markers", True) and not conditions.get("paper") \
+                and not str(conditions["surface"]).startswith("mat:"):
+            draw_marker_stickers(frame, layout, hmg, scale)
+    elif conditions.get("paper"):
         from vision.zones import render_mat
         frame = cloth_texture((w, h), rng, conditions.get("cloth", "wood"))
         ppm = min(8.0, max(2.0, scale * 1.5))
@@ -291,16 +361,7 @@ def compose_frame(placements: Sequence, size=(640, 480), rng=None, **conditions)
     else:
         frame = cloth_texture((w, h), rng, conditions.get("cloth", "green"))
         if conditions.get("markers", True):
-            for marker_id, (mx, my, side) in layout.markers.items():
-                border = side * 0.2
-                px = max(24, int(round(side * scale * 2)))
-                m = _marker_sticker(marker_id, px)
-                pad = int(round(px * border / side))
-                sticker = cv2.copyMakeBorder(m, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
-                sticker = cv2.cvtColor(sticker, cv2.COLOR_GRAY2BGRA)
-                k = side / px
-                place = np.array([[k, 0, mx - border], [0, k, my - border], [0, 0, 1]], np.float64)
-                _paste_warped(frame, None, sticker, hmg @ place, 0)
+            draw_marker_stickers(frame, layout, hmg, scale)
 
     labels = np.full((h, w), -1, np.int16)
     truth = Truth()
@@ -357,8 +418,61 @@ def compose_frame(placements: Sequence, size=(640, 480), rng=None, **conditions)
         t["covered_by_hand"] = bool(hand is not None and hand is not False
                                     and _covered(labels, t["corners"]))
 
-    frame = _camera_faults(frame, rng, conditions)
-    return frame, truth
+    return Scene(truth, rng, lambda r: _camera_faults(frame, r, conditions))
+
+
+def draw_marker_stickers(frame, layout, hmg, scale) -> None:
+    """The mat's ArUco markers as white-bordered stickers on the table (no paper mat)."""
+    for marker_id, (mx, my, side) in layout.markers.items():
+        border = side * 0.2
+        px = max(24, int(round(side * scale * 2)))
+        m = _marker_sticker(marker_id, px)
+        pad = int(round(px * border / side))
+        sticker = cv2.copyMakeBorder(m, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
+        sticker = cv2.cvtColor(sticker, cv2.COLOR_GRAY2BGRA)
+        k = side / px
+        place = np.array([[k, 0, mx - border], [0, k, my - border], [0, 0, 1]], np.float64)
+        _paste_warped(frame, None, sticker, hmg @ place, 0)
+
+
+_BACKGROUNDS: dict = {}
+
+
+def surface_in_view(spec, hmg, size, layout, rng, seed=None, paper=False) -> np.ndarray:
+    """The table surface ``spec`` as the camera sees it through ``hmg`` (mat mm → px)
+    on a canvas of ``size``: drawn in table millimetres at about the camera's
+    resolution and warped into view. With ``paper`` the printed mat lies on it. With a
+    ``seed`` the same table comes back (and is kept for the next frames)."""
+    from vision.synth_surfaces import surface_texture
+    w, h = int(size[0]), int(size[1])
+    spec = str(spec)
+    if paper and not spec.startswith("mat:"):
+        spec = f"mat:{layout.name}:{spec}"
+    key = None
+    if seed is not None:
+        key = (spec, int(seed), layout.name, np.asarray(hmg, np.float64).round(9).tobytes(), w, h)
+        hit = _BACKGROUNDS.get(key)
+        if hit is not None:
+            return hit.copy()
+    inv = np.linalg.inv(hmg)
+    corners = _map(inv, [[0, 0], [w, 0], [w, h], [0, h]])
+    x0, y0 = corners.min(axis=0) - 5
+    x1, y1 = corners.max(axis=0) + 5
+    centre = _map(inv, [[w / 2, h / 2]])[0]
+    p = _map(hmg, [centre, centre + [10, 0], centre + [0, 10]])
+    scale = float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 20.0)
+    ppm = float(np.clip(scale * 1.1, 0.5, 6.0))
+    tex_rng = np.random.default_rng(seed) if seed is not None else rng
+    tex = surface_texture(spec, (x0, y0, x1, y1), ppm, tex_rng, layout=layout)
+    # Texture pixel (i, j) sits at mm (x0 + (j + 0.5)/ppm, y0 + (i + 0.5)/ppm).
+    to_mm = np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]])
+    out = cv2.warpPerspective(tex, hmg @ to_mm, (w, h), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REFLECT)
+    if key is not None:
+        if len(_BACKGROUNDS) >= 6:
+            _BACKGROUNDS.pop(next(iter(_BACKGROUNDS)))
+        _BACKGROUNDS[key] = out.copy()
+    return out
 
 
 def _local_scale(hmg, layout) -> float:

@@ -8,7 +8,7 @@ all, for up to ``hold`` frames. Anything contradictory (one card in
 two zones, or the same card twice in a frame) becomes a ``vision_error`` event,
 never a guess.
 
->>> t = Tracker(k=2, m=3, rack_seat="E")
+>>> t = Tracker(k=2, m=3)
 >>> t.update([("JH", "W")])
 []
 >>> t.update([("JH", "W")])
@@ -24,6 +24,9 @@ from typing import Iterable, Optional
 from engine.cards import Card
 
 PLAY_ZONES = ("N", "E", "S", "W")
+READER_ZONE = "READER"
+"""The reader window's one zone: a card read there is a ``read`` event (not logged as
+such: the service turns it into a sealed ``dealt`` for the seat being dealt)."""
 
 
 @dataclass
@@ -40,8 +43,10 @@ class Tracker:
     """Per-frame sightings in, table events out (JSON-ready dicts of the log's vocabulary).
 
     - ``{"type": "play", "seat": S, "card": C}`` when C has been in S's play zone ``k`` frames
-    - ``{"type": "upcard", "card": C}`` in ``UP``; ``{"type": "dealt", "seat": rack_seat,
-      "card": C}`` in ``RACK``
+    - ``{"type": "upcard", "card": C}`` in ``UP``; ``{"type": "read", "card": C}`` in the
+      reader window (``READER``); in ``RACK`` (the discard spot) a ``vision_error`` that
+      does not name the card, unless ``rack_face_up`` (practice games only: everyone sees
+      the computer's cards) makes it ``{"type": "dealt", "seat": rack_seat, "card": C}``
     - ``{"type": "removed", "card": C, "zone": Z}`` after ``m`` frames without it
     - ``{"type": "collect"}`` when the play zones, having held cards, are all empty again
     - ``{"type": "vision_error", "reason": ..., "cards": [...]}`` for a card in two zones
@@ -55,13 +60,16 @@ class Tracker:
     """
 
     def __init__(self, k: int = 3, m: int = 5, rack_seat: Optional[str] = None,
-                 hold: Optional[int] = None):
+                 hold: Optional[int] = None, rack_face_up: bool = False):
         if int(k) < 1 or int(m) < 1:
             raise ValueError(f"tracker needs k ≥ 1 and m ≥ 1 frames (got k={k}, m={m})")
         self.hold = 6 * int(m) if hold is None else int(hold)
         if rack_seat is not None and rack_seat not in PLAY_ZONES:
             raise ValueError(f"rack seat {rack_seat!r} is not a seat: use N, E, S or W")
         self.k, self.m, self.rack_seat = int(k), int(m), rack_seat
+        # The face-up rack under the overhead camera shows the computer's hand to everyone:
+        # only a practice game may use it (the reader keeps the cards secret).
+        self.rack_face_up = bool(rack_face_up)
         self.frame = 0
         self._cards: dict = {}
         self._play_held = False
@@ -70,10 +78,12 @@ class Tracker:
     @classmethod
     def from_config(cls, config: dict) -> "Tracker":
         """From a config section like ``{"k": 3, "m": 5, "rack_seat": "E"}``."""
-        extra = set(config) - {"k", "m", "rack_seat"}
+        extra = set(config) - {"k", "m", "rack_seat", "rack_face_up"}
         if extra:
-            raise ValueError(f"unknown tracker setting(s) {sorted(extra)}: use k, m, rack_seat")
-        return cls(config.get("k", 3), config.get("m", 5), config.get("rack_seat"))
+            raise ValueError(f"unknown tracker setting(s) {sorted(extra)}: use k, m, rack_seat, "
+                             "rack_face_up")
+        return cls(config.get("k", 3), config.get("m", 5), config.get("rack_seat"),
+                   rack_face_up=config.get("rack_face_up", False))
 
     def assume(self, card, zone: str) -> None:
         """Take ``card`` as already lying in ``zone`` (no event): after a restart the
@@ -147,17 +157,23 @@ class Tracker:
             else:
                 self._count_candidate(state, zone)
                 if state.seen >= self.k:
+                    secret = self._unnamed(state.zone) or self._unnamed(zone)
                     errors_now.append((("two zones", card),
-                                       f"{card} seen in two zones: {state.zone} and {zone}", card))
+                                       f"{'a card' if secret else card} seen in two zones: "
+                                       f"{state.zone} and {zone}", None if secret else card))
             if state.absent >= self.m:
-                events.append({"type": "removed", "card": str(card), "zone": state.zone})
+                removed = {"type": "removed", "card": str(card), "zone": state.zone}
+                if self._unnamed(state.zone):
+                    del removed["card"]
+                events.append(removed)
                 # A moved card is read afresh: k frames in its new zone from now on.
                 state.zone, state.absent = None, 0
                 state.candidate, state.seen = None, 0
 
         for key, reason, card in errors_now:
             if key not in self._errors:
-                events.append({"type": "vision_error", "reason": reason, "cards": [str(card)]})
+                events.append({"type": "vision_error", "reason": reason,
+                               "cards": [str(card)] if card is not None else []})
             self._errors[key] = self.frame
         # An error stays reported while it recurs within m frames (no repeat on flicker).
         self._errors = {k: f for k, f in self._errors.items() if self.frame - f < self.m}
@@ -168,6 +184,11 @@ class Tracker:
                      if s.zone is None and s.candidate is None and c not in by_card]:
             del self._cards[card]
         return events
+
+    def _unnamed(self, zone: Optional[str]) -> bool:
+        """Whether events about a card in ``zone`` must not name it: the reader window and a
+        face-up card on the old rack spot hold cards the people may not know."""
+        return zone == READER_ZONE or (zone == "RACK" and not self.rack_face_up)
 
     def _count_candidate(self, state: _CardState, zone: str) -> None:
         if state.candidate == zone:
@@ -181,7 +202,15 @@ class Tracker:
             return {"type": "play", "seat": zone, "card": str(card)}
         if zone == "UP":
             return {"type": "upcard", "card": str(card)}
+        if zone == READER_ZONE:
+            return {"type": "read", "card": str(card)}
         if zone == "RACK":
+            if not self.rack_face_up:
+                # The card is not named: the refusal is shown and logged for all to see.
+                return {"type": "vision_error", "cards": [],
+                        "reason": "a card lies face up on the discard spot (the old rack): the "
+                                  "computer's cards go face down through the reader, discards "
+                                  "face down; turn it over"}
             if self.rack_seat is None:
                 return {"type": "vision_error", "cards": [str(card)],
                         "reason": f"{card} laid in the rack, but no seat is set as the "
@@ -199,3 +228,66 @@ def _unpack(s) -> tuple:
     else:
         card, zone = getattr(s, "card", None), getattr(s, "zone", None)
     return (Card(card) if card is not None else None), zone
+
+
+class ReaderTracker:
+    """Sightings in the reader window, frame by frame, to ``read`` events: one card at a
+    time lies on the plate, so every frame of its stay must agree.
+
+    An *episode* is the stay of something on the plate: it ends after ``m`` frames with
+    nothing in the window. A card is read once ``k`` frames of the episode named it and
+    no frame named another card; if two cards are named in one episode the reader is
+    unsure and says so once (``vision_error``, naming no card): the dealer takes the card
+    off and lays it again. Events never name a card except ``read`` itself.
+
+    >>> t = ReaderTracker(k=2, m=2)
+    >>> t.update([("QS", "READER")]), t.update([("QS", "READER")])
+    ([], [{'type': 'read', 'card': 'QS'}])
+    >>> t.update([]), t.update([]), t.update([("9H", "READER")])
+    ([], [], [])
+    >>> [(e["type"], e["cards"]) for e in t.update([("JH", "READER")])]
+    [('vision_error', [])]
+    """
+
+    def __init__(self, k: int = 3, m: int = 5):
+        if int(k) < 1 or int(m) < 1:
+            raise ValueError(f"reader tracker needs k ≥ 1 and m ≥ 1 frames (got k={k}, m={m})")
+        self.k, self.m = int(k), int(m)
+        self._counts: dict = {}
+        self._empty = 0
+        self._done = False          # this episode gave its read or its error
+        self._active = False
+
+    def reset(self) -> None:
+        """Forget the stay in progress (the deal is over, or a new one starts)."""
+        self._counts, self._empty, self._done, self._active = {}, 0, False, False
+
+    def update(self, sightings: Iterable) -> list:
+        named, present = [], False
+        for s in sightings:
+            card, zone = _unpack(s)
+            if zone != READER_ZONE:
+                continue
+            present = True
+            if card is not None:
+                named.append(card)
+        if not present:
+            self._empty += 1
+            if self._active and self._empty >= self.m:
+                self._counts, self._done, self._active = {}, False, False
+            return []
+        self._empty, self._active = 0, True
+        for card in set(named):
+            self._counts[card] = self._counts.get(card, 0) + 1
+        if self._done:
+            return []
+        if len(self._counts) > 1 or len(set(named)) > 1:
+            self._done = True
+            return [{"type": "vision_error", "cards": [],
+                     "reason": "the reader is not sure of the card: take it off the reader "
+                               "and lay it again"}]
+        for card, n in self._counts.items():
+            if n >= self.k:
+                self._done = True
+                return [{"type": "read", "card": str(card)}]
+        return []

@@ -2,8 +2,9 @@
 
 The mat is a sheet (A3 by default, A4 scaled down) with four ArUco markers near its
 corners and six marked areas: each seat's play area ``N``, ``E``, ``S``, ``W``, the
-up-card spot ``UP``, and ``RACK``, where the cards dealt to the computer's seat are
-laid face up (one on top of the other) so that the camera reads them.
+up-card spot ``UP``, and ``RACK``, printed "DISCARDS (face down)": the computer's cards
+are never laid face up here (the reader window reads them face down); only a practice
+game may use it as the old face-up rack.
 
 Calibration finds the markers in one camera frame, fits the homography from image
 pixels to mat millimetres and stores it as JSON; from then on any image point can be
@@ -25,7 +26,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 ZONES = ("N", "E", "S", "W", "UP", "RACK")
-"""Zone names: the four seats' play areas, the up-card spot, the computer seat's rack."""
+"""Zone names: the four seats' play areas, the up-card spot, the discards' spot (the
+old face-up rack: practice games only)."""
 PLAY_ZONES = ("N", "E", "S", "W")
 
 ARUCO_DICTIONARY = "DICT_4X4_50"
@@ -36,8 +38,84 @@ A4_MM = (297.0, 210.0)
 
 ZONE_LABELS = {
     "N": "NORTH plays here", "E": "EAST plays here", "S": "SOUTH plays here",
-    "W": "WEST plays here", "UP": "UP-CARD", "RACK": "COMPUTER'S CARDS (face up)",
+    "W": "WEST plays here", "UP": "UP-CARD", "RACK": "DISCARDS (face down)",
 }
+"""The printed labels. ``RACK`` keeps its old name in zone files, but the mat no longer
+offers it for the computer's cards (they are read face down by the reader): it is where
+discards are laid, face down; a face-up card there is refused unless a practice game
+chose the face-up rack."""
+ZONE_SHORT = {"RACK": "DISCARDS"}
+"""Labels where the full one does not fit (the A4 mat)."""
+
+
+READER_ZONE = "READER"
+"""The reader window's one zone (the second camera, under the clear plate)."""
+
+
+class ReaderWindow:
+    """The reader camera's zone map: an image point inside ``window`` (left, top, right,
+    bottom as fractions of the frame) is in ``READER``; anything else is in no zone.
+
+    The reader camera is fixed under its plate, so no markers are needed: the window
+    only keeps the edges of the frame (the guide's rim, a finger) out of the reading.
+
+    >>> ReaderWindow([0.1, 0.1, 0.9, 0.9]).for_frame((480, 640, 3))((320, 240))
+    'READER'
+    >>> ReaderWindow([0.1, 0.1, 0.9, 0.9]).for_frame((480, 640, 3))((20, 240)) is None
+    True
+    """
+
+    def __init__(self, window=(0.0, 0.0, 1.0, 1.0)):
+        x0, y0, x1, y1 = (float(v) for v in window)
+        if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
+            raise ValueError(f"reader window {list(window)!r}: [left, top, right, bottom] as "
+                             "fractions of the frame, left < right and top < bottom")
+        self.window = (x0, y0, x1, y1)
+
+    def mask(self, frame):
+        """The frame with everything outside the window painted in the colour just outside
+        it (the guide's underside): a glare spot or a reflection beside the opening then
+        cannot join the card's outline. The full-frame window returns the frame itself."""
+        import numpy as np
+        x0, y0, x1, y1 = self.window
+        if (x0, y0, x1, y1) == (0.0, 0.0, 1.0, 1.0):
+            return frame
+        h, w = frame.shape[:2]
+        a, b = int(round(x0 * w)), int(round(y0 * h))
+        c, d = int(round(x1 * w)), int(round(y1 * h))
+        strips = [frame[max(0, b - 4):b, a:c:2], frame[d:d + 4, a:c:2],
+                  frame[b:d:2, max(0, a - 4):a], frame[b:d:2, c:c + 4]]
+        px = np.concatenate([s.reshape(-1, frame.shape[2]) for s in strips if s.size])
+        colour = np.median(px, axis=0) if len(px) else np.zeros(frame.shape[2], frame.dtype)
+        out = np.empty_like(frame)
+        out[:] = colour.astype(frame.dtype)
+        out[b:d, a:c] = frame[b:d, a:c]
+        return out
+
+    @classmethod
+    def around_card(cls, corners, shape, margin: float = 0.12) -> "ReaderWindow":
+        """The window for a reader whose guide holds a card at ``corners`` (image px) in
+        frames of ``shape``: the card's bounding box and ``margin`` of its size round it
+        (the guide's opening is a little larger than a card, and a card lies a few mm off
+        or tilted)."""
+        import numpy as np
+        c = np.asarray(corners, np.float64).reshape(-1, 2)
+        h, w = int(shape[0]), int(shape[1])
+        (x0, y0), (x1, y1) = c.min(axis=0), c.max(axis=0)
+        mx, my = margin * (x1 - x0), margin * (y1 - y0)
+        return cls([max(0.0, (x0 - mx) / w), max(0.0, (y0 - my) / h),
+                    min(1.0, (x1 + mx) / w), min(1.0, (y1 + my) / h)])
+
+    def for_frame(self, frame_or_shape):
+        """The point → zone callable for frames of this size (an image or its shape)."""
+        shape = getattr(frame_or_shape, "shape", frame_or_shape)
+        h, w = int(shape[0]), int(shape[1])
+        x0, y0, x1, y1 = self.window
+
+        def zone_at(point):
+            x, y = float(point[0]) / w, float(point[1]) / h
+            return READER_ZONE if x0 <= x <= x1 and y0 <= y <= y1 else None
+        return zone_at
 
 
 class CalibrationError(RuntimeError):
@@ -167,10 +245,10 @@ def render_mat(layout: Optional[MatLayout] = None, px_per_mm: float = 4.0,
         if labels and font is not None:
             text = ZONE_LABELS.get(name, name)
             if layout.name == "A4":
-                text = name
+                text = ZONE_SHORT.get(name, name)
             tw = draw.textlength(text, font=font)
             if tw > box[2] - box[0] - 2 * line:
-                text = name
+                text = ZONE_SHORT.get(name, name)
                 tw = draw.textlength(text, font=font)
             draw.text(((box[0] + box[2] - tw) / 2, box[1] + 2 * line), text, fill=150, font=font)
     if labels and font is not None:

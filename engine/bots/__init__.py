@@ -33,7 +33,7 @@ DEFAULTS = {
 }
 
 
-def make_bot(level: str, seed: Optional[int] = None, budget: Optional[float] = ...,
+def make_bot(level: str, seed: Optional[int] = None, budget=...,
              samples: Optional[int] = None, clock: Callable[[], float] = time.perf_counter,
              scale: float = 1.0):
     """A computer player. ``level`` is one of LEVELS (or ``"random"``, a floor for
@@ -53,7 +53,7 @@ def make_bot(level: str, seed: Optional[int] = None, budget: Optional[float] = .
     if name == "random":
         return RandomBot(seed)
     if name in DEFAULTS:
-        options = dict(DEFAULTS[name])
+        options: dict = dict(DEFAULTS[name])
         if scale <= 0:
             raise ValueError(f"scale must be above 0, not {scale}")
         options["samples"] = max(1, round(options["samples"] * scale))

@@ -256,7 +256,7 @@ def play_contexts(view) -> list:
     out = []
     tricks = [cards for _, cards, _ in view.tricks] + ([view.trick] if view.trick else [])
     for cards in tricks:
-        trick = ()
+        trick: tuple = ()
         for seat, c in cards:
             q = SEATS.index(seat)
             out.append(PlayContext(trump, q, c.index, trick, gone, maker, nactive))
@@ -271,7 +271,7 @@ class PlayEvidence:
 
     def __init__(self, model: PlayModel, view):
         self.model = model
-        self.by_seat = {}
+        self.by_seat: dict = {}
         for ctx in play_contexts(view):
             self.by_seat.setdefault(ctx.seat, []).append(ctx)
 
@@ -343,7 +343,7 @@ class BidEvidence:
         self.trump = view.trump
         dealer = SEATS.index(view.dealer)
         stick = view.rules.stick_the_dealer
-        self.by_seat = {}
+        self.by_seat: dict = {}
         stage = 1
         for seat, text in view.bids:
             words = text.split()

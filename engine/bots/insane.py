@@ -145,8 +145,8 @@ class Race:
 
     def __init__(self, actions, z: float, least: int):
         self.live = list(actions)
-        self.values = {a: [] for a in actions}
-        self.counts = []
+        self.values: dict = {a: [] for a in actions}
+        self.counts: list = []
         self.z = z
         self.least = least
         self.totals = {a: 0.0 for a in actions}
@@ -173,7 +173,7 @@ class Race:
         sq = sum(c * c for c in w)
         n_eff = n * n / sq
         means = {a: self.totals[a] / n for a in self.live}
-        best = max(self.live, key=means.get)
+        best = max(self.live, key=lambda a: means[a])
         vb = self.values[best]
         keep = [best]
         for a in self.live:
@@ -228,7 +228,7 @@ class InsaneBot(SearchBot):
         self.play_model = PlayModel(PLAY_WEIGHTS)
         self.bidder = ModelBidder(self.bid_model)
         self.spent = 0
-        self.worlds = []
+        self.worlds: list = []
         self.race = None
 
     # ------------------------------------------------------------------ budget

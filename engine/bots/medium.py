@@ -48,12 +48,12 @@ def estimate(cards, trump: str) -> float:
     trumps = [c for c in cards if eff[c.index] == trump]
     for c in trumps:
         est += _TRUMP_VALUE[_power(c, trump)]
-    by_suit = {}
+    by_suit: dict = {}
     for c in cards:
         s = eff[c.index]
         if s != trump:
             by_suit.setdefault(s, []).append(c)
-    for s, cs in by_suit.items():
+    for cs in by_suit.values():
         ranks = {c.rank for c in cs}
         if "A" in ranks:
             # An ace in a long side suit is often trumped on the second round: count less.
@@ -76,7 +76,7 @@ def best_discard(cards, trump: str, forbidden: Optional[Card] = None) -> Card:
     options = [c for c in cards if c != forbidden]
     off = [c for c in options if eff[c.index] != trump]
     if off:
-        count = {}
+        count: dict = {}
         for c in cards:
             count[eff[c.index]] = count.get(eff[c.index], 0) + 1
         singles = [c for c in off if count[eff[c.index]] == 1 and c.rank != "A"]

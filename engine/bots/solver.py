@@ -24,8 +24,8 @@ _SUIT_ORDER = {
     for t in SUITS}
 _SUIT_MASKS = {t: tuple(SUIT_MASK[t][s] for s in SUITS) for t in SUITS}
 # Ordered moves per trump suit, shared by all solvers (see Solver._play); cleared when big.
-_MOVE_CACHE = {t: {} for t in SUITS}
-_SUIT_CACHE = {t: {} for t in SUITS}
+_MOVE_CACHE: dict = {t: {} for t in SUITS}
+_SUIT_CACHE: dict = {t: {} for t in SUITS}
 
 
 def _NEG_POWER(m):
@@ -66,7 +66,7 @@ class Solver:
         self.trump_mask = SUIT_MASK[trump][trump]
         self.orders = _SUIT_ORDER[trump]
         self.masks = _SUIT_MASKS[trump]
-        self.memo = {}
+        self.memo: dict = {}
         self.nodes = 0
         self.cache = _MOVE_CACHE[trump]
         self.suit_cache = _SUIT_CACHE[trump]

@@ -91,7 +91,7 @@ def test_ismcts_peer_stays_in_step_with_the_table():
     ismcts = IsmctsPlayer(seed=1, rules=rules, simulations=40)
     players = {"N": ismcts, "S": ismcts, "E": make_bot("medium"), "W": make_bot("medium")}
     table = Table(rules, players, a_team=0)
-    levels = {s: getattr(p, "level") for s, p in players.items()}
+    levels = {s: p.level for s, p in players.items()}
     for k in range(6):
         h = table.play(deal_for(rules, 3, k), {}, levels)
         assert h.is_over

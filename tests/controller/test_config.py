@@ -32,7 +32,19 @@ def test_defaults_without_a_file_section():
     ({"seats": {"W": {"kind": "robot"}}}, r"\[seats.W\] kind = 'robot'"),
     ({"seats": {"W": {"kind": "computer", "level": "expert"}}}, r"level = 'expert'"),
     ({"seats": {"N": {"level": "hard"}}}, r"level applies only to a computer seat"),
-    ({"seats": {"N": {"kind": "computer"}, "E": {"kind": "computer"}}}, r"only one seat"),
+    ({"seats": {"N": {"kind": "computer"}, "E": {"kind": "computer"}}}, r"several computer seats"),
+    ({"seats": {"N": {"kind": "computer"}, "E": {"kind": "computer"}},
+      "reader": {"kind": "rack", "practice": True}}, r"several computer seats"),
+    ({"reader": {"kind": "rack"}}, r"practice games"),
+    ({"reader": {"kind": "window"}}, r"needs \[reader.camera\]"),
+    ({"reader": {"kind": "scanner"}}, r"add the \[board\]"),
+    ({"reader": {"kind": "window", "camera": {"kind": "v4l2", "device": 1}, "mode": "plain"}},
+     r"calibrate the deck through the reader camera"),
+    ({"reader": {"kind": "window", "camera": {"kind": "v4l2", "lens": 2}}},
+     r"\[reader.camera\] unknown key 'lens'"),
+    ({"reader": {"kind": "window", "camera": {"kind": "v4l2"}, "window": [0.9, 0, 0.1, 1]}},
+     r"\[reader\] window"),
+    ({"reader": {"kind": "teleport"}}, r"\[reader\] kind = 'teleport'"),
     ({"vision": {"mode": "plain"}}, r"needs deck"),
     ({"vision": {"k": 0}}, r"\[vision\] k = 0"),
     ({"camera": {"kind": "webcam"}}, r"\[camera\] kind = 'webcam'"),
@@ -60,3 +72,34 @@ def test_deal_scan_allows_several_computer_seats():
     cfg = check_config({"table": {"deal_scan": True},
                         "seats": {"N": {"kind": "computer"}, "E": {"kind": "computer"}}})
     assert cfg.computer_seats == ["N", "E"]
+
+
+def _run_check(tmp_path, text):
+    import subprocess
+    import sys
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    return subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config", str(path),
+                           "--check"], capture_output=True, text=True)
+
+
+def test_run_check_needs_a_private_reader_for_a_computer_seat(tmp_path):
+    seat = '[table]\nstate_dir = "%s"\n[seats.W]\nkind = "computer"\n' % tmp_path
+    r = _run_check(tmp_path, seat)
+    assert r.returncode == 2 and "[reader] is missing" in r.stderr and "Traceback" not in r.stderr
+    r = _run_check(tmp_path, seat + '[reader]\nkind = "rack"\npractice = true\n')
+    assert r.returncode == 0 and "PRACTICE: everyone sees the computer's cards" in r.stdout
+    r = _run_check(tmp_path, seat + '[reader]\nkind = "window"\n[reader.camera]\nkind = "v4l2"\n'
+                   'device = 1\n')
+    assert r.returncode == 0 and "reader: window camera v4l2 1, sticker mode" in r.stdout
+    r = _run_check(tmp_path, seat + '[reader]\nkind = "window"\nmode = "plain"\n'
+                   'deck = "missing.npz"\n[reader.camera]\nkind = "v4l2"\n')
+    assert r.returncode == 2 and "[reader] deck = 'missing.npz' cannot be used" in r.stderr
+
+
+def test_the_example_configuration_has_the_reader():
+    from pathlib import Path
+    from controller.config import load_config, reader_problem
+    cfg = load_config(Path(__file__).resolve().parents[2] / "examples" / "table.toml")
+    assert cfg.reader["kind"] == "window" and cfg.reader["camera"]["camera_num"] == 1
+    assert reader_problem(cfg) is None

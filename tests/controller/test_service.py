@@ -3,6 +3,7 @@ import pytest
 
 from controller.config import check_config
 from controller.service import TableService, computer_levels
+from engine.cards import Card
 from vision.art import art_available
 
 needs_art = pytest.mark.skipif(not art_available(), reason="KDE card art missing: make setup installs it")
@@ -68,9 +69,10 @@ def config(tmp_path, zones=False):
         frame, _ = compose_frame([], size=(640, 480), rng=np.random.default_rng(1))
         calibrate(frame).save(tmp_path / "zones.json")
         vision["zones"] = "zones.json"
+    # These tests lay the Pi's cards face up on the old rack spot: a practice game's choice.
     return check_config({"table": {"state_dir": str(tmp_path), "first_dealer": "S"},
                          "seats": {"W": {"kind": "computer", "level": "medium"}},
-                         "vision": vision})
+                         "vision": vision, "reader": {"kind": "rack", "practice": True}})
 
 
 def make_service(tmp_path, camera=None, open_camera=None, clock=None):
@@ -103,9 +105,9 @@ def test_cards_seen_by_the_camera_reach_the_referee_and_the_computer_bids(tmp_pa
     svc, rec = make_service(tmp_path, camera=cam)
     svc.step()
     assert svc.ctl.referee.state["dealer"] == "S"          # the first hand started itself
-    for card in W_CARDS:                                    # the Pi's cards through the rack
+    for card in W_CARDS:                                    # the Pi's cards, practice rack
         cam.on_table = {card: "RACK"}
-        assert steps_until(svc, lambda: card in svc.ctl.computers["W"].slots)
+        assert steps_until(svc, lambda c=card: c in svc.ctl.computers["W"].slots)
     cam.on_table = {"KH": "UP"}
     assert steps_until(svc, lambda: svc.ctl.referee.state["upcard"] == "KH")
     # W, left of the dealer, bids at once and says so; the panel now offers North's bids.
@@ -124,10 +126,12 @@ def test_restart_after_a_crash_resumes_at_the_last_event(tmp_path):
     svc.step()
     for card in W_CARDS[:3]:
         cam.on_table = {card: "RACK"}
-        assert steps_until(svc, lambda: card in svc.ctl.computers["W"].slots)
+        assert steps_until(svc, lambda c=card: c in svc.ctl.computers["W"].slots)
     before = svc.ctl.referee.state
     last = svc.log.last_seq
-    # No close(): the process is gone. A new service on the same state directory:
+    # No close(): the process is gone, and the kernel has dropped its lock on the log.
+    svc.log._lock.release()
+    # A new service on the same state directory:
     again, rec2 = make_service(tmp_path, camera=SceneCamera())
     assert again.ctl.resumed and again.log.last_seq == last
     assert again.ctl.referee.state == before
@@ -208,3 +212,140 @@ def test_after_a_restart_the_cards_on_the_table_are_not_new_plays(tmp_path):
     assert svc.tracker.placed() == {"AH": "W", "9S": "N"}
     for _ in range(4):
         assert svc.tracker.update([("AH", "W"), ("9S", "N")]) == []
+
+
+def reader_config(tmp_path, reader, seats=("W",), zones=True):
+    import numpy as np
+    from vision.synth import compose_frame
+    from vision.zones import calibrate
+    vision = {"k": 2, "m": 2}
+    if zones:
+        frame, _ = compose_frame([], size=(640, 480), rng=np.random.default_rng(1))
+        calibrate(frame).save(tmp_path / "zones.json")
+        vision["zones"] = "zones.json"
+    data = {"table": {"state_dir": str(tmp_path), "first_dealer": "S"},
+            "seats": {s: {"kind": "computer", "level": "medium"} for s in seats},
+            "vision": vision, "reader": reader}
+    if reader.get("kind") == "scanner":
+        data["board"] = {"kind": "simulated"}
+    return check_config(data)
+
+
+class ReaderCamera:
+    """A fake camera under the reader's plate: draws the card lying on it, if any."""
+
+    def __init__(self):
+        import numpy as np
+        self.card = None
+        self.rng = np.random.default_rng(5)
+        self.fail = False
+        self.cache = {}
+
+    def read(self):
+        from vision.sources import CameraError
+        from vision.synth_window import compose_window_frame
+        if self.fail:
+            raise CameraError("reader camera unplugged")
+        if self.card not in self.cache:
+            self.cache[self.card], _ = compose_window_frame(self.card, rng=self.rng, room=0.02)
+        return self.cache[self.card]
+
+    def close(self):
+        pass
+
+
+@needs_art
+def test_a_face_up_card_on_the_old_rack_spot_is_refused_unless_practice(tmp_path):
+    cam = SceneCamera()
+    cfg = reader_config(tmp_path, {"kind": "window", "camera": {"kind": "v4l2", "device": 1}})
+    rec = Recorder()
+    svc = TableService(cfg, camera=cam, reader_camera=ReaderCamera(), screen=rec, speaker=rec,
+                       panel=rec, clock=Clock(), monotonic=Clock())
+    svc.step()
+    cam.on_table = {"JH": "RACK"}
+    steps_until(svc, lambda: False, limit=6)
+    assert svc.ctl.computers["W"].slots == {}                       # not dealt
+    refused = [r.body for r in svc.log.records() if '"vision_error"' in r.body]
+    assert refused and "face up" in refused[0] and "JH" not in refused[0]
+    assert any("face up" in s for s in rec.said) and not any("jack" in s.lower() for s in rec.said)
+    # The same card in a practice game (the explicit opt-in) is the Pi's card.
+    practice = tmp_path / "practice"
+    practice.mkdir()
+    cfg = reader_config(practice, {"kind": "rack", "practice": True})
+    svc2 = TableService(cfg, camera=cam, screen=rec, speaker=rec, panel=rec, clock=Clock(),
+                        monotonic=Clock())
+    assert steps_until(svc2, lambda: Card("JH") in svc2.ctl.computers["W"].slots, limit=8)
+
+
+@needs_art
+def test_the_reader_camera_deals_sealed_and_its_faults_are_retried(tmp_path):
+    from vision.sources import CameraError
+    clock = Clock()
+    opened = []
+
+    def open_reader():
+        opened.append(clock.t)
+        if len(opened) == 1:
+            raise CameraError("no camera at /dev/video1")
+        return reader
+
+    reader = ReaderCamera()
+    cfg = reader_config(tmp_path, {"kind": "window", "camera": {"kind": "v4l2", "device": 1},
+                                   "k": 2, "m": 2})
+    rec = Recorder()
+    svc = TableService(cfg, open_reader_camera=open_reader, screen=rec, speaker=rec, panel=rec,
+                       clock=clock, monotonic=clock)
+    svc.step()
+    assert "reader" in svc.faults and any("Reader camera not found" in s for s in rec.said)
+    clock.t += 2.5
+    svc.step()
+    assert "reader" not in svc.faults and any("Reader camera back" in s for s in rec.said)
+    for card in W_CARDS:
+        reader.card = card
+        assert steps_until(svc, lambda c=card: Card(c) in svc.ctl.computers["W"].slots, limit=6)
+        reader.card = None
+        steps_until(svc, lambda: False, limit=2)
+    bodies = [r.body for r in svc.log.records()]
+    assert sum('"sealed"' in b for b in bodies) == 5
+    assert not any(f'"{c}"' in b for b in bodies for c in W_CARDS)
+    assert any("Cards for West" in s for s in rec.said)
+    reader.fail = True                      # unplugged while running, after the deal:
+    svc.step()                              # outside the deal it is looked at once a second
+    assert "reader" not in svc.faults
+    clock.t += 1.5
+    svc.step()
+    assert "reader" in svc.faults and svc.reader_camera is None
+    # A restart in mid-hand opens the sealed cards with the table's key (the process is
+    # gone: the kernel has dropped its lock on the log).
+    svc.log._lock.release()
+    again = TableService(cfg, screen=Recorder(), clock=clock, monotonic=clock)
+    assert set(again.ctl.computers["W"].slots) == {Card(c) for c in W_CARDS}
+
+
+def test_the_boards_scanner_deals_the_computers_cards(tmp_path):
+    import time as _time
+    from firmware_host.config import make_board
+    cfg = reader_config(tmp_path, {"kind": "scanner"}, zones=False)
+    board = make_board(cfg.board).start()
+    rec = Recorder()
+    try:
+        assert board.wait_connected(5.0)
+        svc = TableService(cfg, board=board, screen=rec, speaker=rec, panel=rec, clock=Clock(),
+                           monotonic=Clock())
+        svc.step()
+        from vision.stickers import payload
+        board.simulator.scan("ET-JH-XXX")          # a damaged code: scan again
+        board.simulator.scan(payload("JH"))        # a sticker's payload
+        for card in W_CARDS[1:]:
+            board.simulator.scan(card)             # or the card as plain text
+        board.simulator.scan("JD")                 # scanned twice: counts once
+        deadline = _time.monotonic() + 10
+        while len(svc.ctl.computers["W"].slots) < 5 and _time.monotonic() < deadline:
+            svc.step()
+            _time.sleep(0.02)
+    finally:
+        board.close()
+    assert set(svc.ctl.computers["W"].slots) == {Card(c) for c in W_CARDS}
+    assert any("damaged or foreign code" in s for s in rec.said)
+    bodies = [r.body for r in svc.log.records()]
+    assert sum('"sealed"' in b for b in bodies) == 5 and not any('"JH"' in b for b in bodies)

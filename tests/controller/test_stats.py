@@ -28,4 +28,5 @@ def test_wins_streaks_margins_and_contracts():
     assert s["by_level"]["hard"]["Ann"].games == 2 and s["by_level"]["easy"]["Ann"].wins == 0
     assert "Pi" not in s["by_level"]["hard"]   # the computer's own seat is not a person's record
     text = format_stats(s)
-    assert "Against computer players at hard" in text and "Ann" in text
+    assert "against computer players at hard" in text and "Ann" in text
+    assert "called: hands where this player's side named trump" in " ".join(text.split())

@@ -1,4 +1,4 @@
-"""Every rule option of rules.md, each setting in a test named for it; presets and validation."""
+"""Every rule option, each setting in a test named for it; presets and validation."""
 import pytest
 
 from engine import Game, IllegalAction, Rules, RulesError, score_hand
@@ -122,7 +122,7 @@ def test_lone_defender_leads_off_when_both_are_alone():
 
 
 def test_lone_defender_points_seed_003():
-    r = STD.replace(defend_alone=True)        # seed 003: 2 for 3-4 tricks, 4 for all five
+    r = STD.replace(defend_alone=True)        # the general rules page: 2 for 3-4, 4 for all five
     assert score_hand(r, 2, False, True) == (0, 2)
     assert score_hand(r, 0, False, True) == (0, 4)
 
@@ -143,7 +143,7 @@ def test_lone_euchre_points_4():
     assert score_hand(Rules.preset("somerset-1888"), 0, True, False) == (0, 4)
 
 
-# --- overcall alone (seed 002 laws 74-76) ------------------------------------------------------
+# --- overcall alone (the 1888 laws, laws 74-76) ------------------------------------------------------
 def test_overcall_alone_off_no_overcall():
     h = make_hand(STD, dealer="S")
     h.apply("order")

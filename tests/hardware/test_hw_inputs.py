@@ -323,3 +323,24 @@ def test_toml_configuration_can_leave_parts_out(factory):
     leds = make_leds(config["leds"])
     assert leds.seats is None and len(leds.rack.leds) == 6
     leds.close()
+
+
+def test_a_second_computer_seat_has_its_own_rack_leds(factory):
+    leds = make_leds({"seats": None, "rack": None, "racks": {"E": [7, 8, 9, 10, 11, 17]},
+                      "blink": 0.04})
+    assert leds.rack is None and leds.rack_of("E", first=False) is leds.racks["E"]
+    assert leds.rack_of("W", first=False) is None
+    leds.racks["E"].point(3)
+    time.sleep(0.12)
+    assert len(factory.pin(10).states) >= 3 and [s.state for s in factory.pin(7).states] == [False]
+    leds.close()
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"racks": {"Q": [1, 2, 3, 4, 5, 6]}}, "racks.Q: no such seat"),
+    ({"racks": {"E": [1, 2]}}, "racks.E must list 6 pins"),
+    ({"racks": {"E": [7, 30, 31, 32, 33, 34]}}, "pin 7 is given to both"),
+])
+def test_bad_rack_pins_are_refused(config, message):
+    with pytest.raises(ValueError, match=message):
+        check_leds_config(config)

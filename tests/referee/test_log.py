@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from bench.referee_kill import run_kills, script
-from controller.log import EventLog, LogError, RefereedLog, is_log_file, read_events
+from controller.log import EventLog, LogDamaged, LogError, RefereedLog, is_log_file, read_events
 from engine import Rules
 from engine.referee import Referee
 
@@ -40,8 +40,9 @@ def test_bad_time_and_bad_file_get_clear_errors(tmp_path):
             log.append({"type": "collect"}, at="noon")
     bad = tmp_path / "notalog.sqlite"
     bad.write_bytes(b"SQLite format 3\x00" + b"garbage" * 100)
-    with pytest.raises(LogError, match="Cannot open the event log"):
+    with pytest.raises(LogDamaged, match="notalog.sqlite"):
         EventLog(str(bad))
+    assert bad.read_bytes() == b"SQLite format 3\x00" + b"garbage" * 100   # untouched
 
 
 def test_a_restart_folds_the_log_to_the_same_state(tmp_path):

@@ -62,3 +62,58 @@ def test_unknown_deck_names_the_installed_ones():
 def test_tiny_height_is_refused():
     with pytest.raises(ValueError, match="too small"):
         art.card_image("standard", "JH", height=4)
+
+
+# ------------------------------------------------------------------ npm decks
+def _npm_or_skip(name):
+    """The npm deck, downloaded once; skipped only when the registry cannot be reached."""
+    try:
+        return art.fetch_npm(name)
+    except art.ArtError as exc:
+        if "could not download" in str(exc):
+            pytest.skip(f"npm registry not reachable: {exc}")
+        raise
+
+
+def test_npm_designs_are_pinned_with_integrity_licence_and_index():
+    assert len(art.NPM_DESIGNS) >= 4
+    for name, d in art.NPM_DESIGNS.items():
+        assert d.name == name and d.version[0].isdigit() and d.integrity.startswith("sha512-")
+        assert d.licence and d.art and isinstance(d.english_index, bool)
+        assert set(d.ranks) == {"9", "10", "J", "Q", "K", "A"} and set(d.suits) == set("SHDC")
+    assert not set(art.NPM_DESIGNS) & set(art.ENGLISH_INDEX_DECKS)
+
+
+def test_a_tarball_that_does_not_match_its_integrity_is_refused(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+
+    class Fake:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            return False
+
+        def read(self):
+            return b"not the package"
+
+    monkeypatch.setattr(art.urllib.request, "urlopen", lambda url, timeout=None: Fake())
+    with pytest.raises(art.ArtError, match="does not match its pinned integrity"):
+        art.fetch_npm("bellot")
+    assert not art.npm_dir(art.NPM_DESIGNS["bellot"]).exists()
+    with pytest.raises(art.ArtError, match="no npm design named 'nope'"):
+        art.fetch_npm("nope")
+
+
+@needs_art
+@pytest.mark.parametrize("name", ["touati-standard", "kennard-4color", "bellot"])
+def test_npm_cards_render_as_trimmed_portrait_faces(name):
+    _npm_or_skip(name)
+    faces = [art.card_image(name, c, height=150) for c in ("KS", "KC", "9D")]
+    for f in faces:
+        assert f.shape[0] == 150 and f.shape[2] == 4 and 0.6 < f.shape[1] / 150 < 0.8
+        for line in (f[0, :, 3], f[-1, :, 3], f[:, 0, 3], f[:, -1, 3]):
+            assert line.max() > 8                      # trimmed to the card
+        assert (f[:, :, 3] > 200).mean() > 0.9          # the card itself is opaque
+    w = min(f.shape[1] for f in faces)
+    assert np.abs(faces[0][:, :w, :3].astype(int) - faces[1][:, :w, :3].astype(int)).mean() > 3

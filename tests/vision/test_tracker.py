@@ -21,16 +21,31 @@ def test_a_card_is_played_only_after_k_steady_frames():
     assert feed(t, [[("JH", "W")]] * 10) == []
 
 
-def test_upcard_and_rack_events_in_sighting_order():
-    t = Tracker(k=2, m=3, rack_seat="E")
+def test_upcard_and_practice_rack_events_in_sighting_order():
+    t = Tracker(k=2, m=3, rack_seat="E", rack_face_up=True)
     assert feed(t, [[("9S", "UP"), ("AC", "RACK")]] * 2) == [
         {"type": "upcard", "card": "9S"}, {"type": "dealt", "seat": "E", "card": "AC"}]
 
 
-def test_rack_without_a_computer_seat_is_an_error_not_a_guess():
-    t = Tracker(k=1, m=3)
+def test_practice_rack_without_a_computer_seat_is_an_error_not_a_guess():
+    t = Tracker(k=1, m=3, rack_face_up=True)
     (event,) = t.update([("AC", "RACK")])
     assert event["type"] == "vision_error" and "rack_seat" in event["reason"]
+
+
+def test_a_face_up_card_in_the_old_rack_is_refused_without_being_named():
+    t = Tracker(k=2, m=2, rack_seat="E")          # no practice opt-in
+    events = feed(t, [[("QC", "RACK")]] * 3 + [[]] * 3)
+    assert [e["type"] for e in events] == ["vision_error", "removed"]
+    assert "face up" in events[0]["reason"] and events[0]["cards"] == []
+    assert "QC" not in str(events)
+
+
+def test_a_card_on_the_reader_is_read_and_never_named_when_it_leaves():
+    t = Tracker(k=2, m=2)
+    events = feed(t, [[("QS", "READER")]] * 2 + [[]] * 2 + [[("9H", "READER")]] * 2)
+    assert events == [{"type": "read", "card": "QS"}, {"type": "removed", "zone": "READER"},
+                      {"type": "read", "card": "9H"}]
 
 
 def test_a_hand_covering_a_card_briefly_changes_nothing():

@@ -183,7 +183,7 @@ def scenarios():
 
 
 def write():
-    for name, (events, rules, known) in scenarios().items():
+    for name, (events, _rules, _known) in scenarios().items():
         with open(os.path.join(HERE, name + ".jsonl"), "w", encoding="utf-8") as f:
             for e in events:
                 f.write((e if isinstance(e, str) else json.dumps(e)) + "\n")

@@ -1,0 +1,170 @@
+"""Photo mode of the plain-deck benchmark: webcam photos of a home table read through the command line, as a new user would.
+
+For each table (a validation design on a wood, carpet or tile surface, and either a
+cheap webcam at 960×540 above it: cards 200–260 px long, washed-out colours, the
+webcam's white balance; or a phone held over it at a slant of 5–30°, 1280×960, cards
+90–290 px), the user photographs each of the 24 cards alone on that table with that
+webcam, runs ``euchre-table calibrate deck --from-dir``, photographs tricks of four
+cards and runs ``euchre-table recognize --mode plain --deck ... --json`` on them. The
+answers are scored against the truth as in ``bench.vision_plain``.
+
+    python -m bench.vision_plain --photo [--tables 6] [--photos 12] [--json out.json]
+    python -m bench.vision_photo --keep DIR      # also keep the photos and decks
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from bench import vision_sets as vs
+from bench.vision_plain import REPORT_SEED, score_frame
+from engine.cards import DECK, Card
+
+PHOTO_CAMERAS = {"webcam": (960, 540), "phone": (1280, 960)}
+"""The photo mode's cameras and their frame sizes (bench.vision_sets profiles)."""
+PHOTO_DESIGNS = vs.VALIDATION_DESIGNS + vs.NPM_DESIGNS
+
+
+def euchre_table() -> list:
+    """The command a user runs: the venv's ``euchre-table``, else this Python's module."""
+    exe = Path(sys.executable).with_name("euchre-table")
+    return [str(exe)] if exe.is_file() else [sys.executable, "-m", "controller.cli"]
+
+
+def photo_tables(n: int, seed: int, cameras=("webcam", "phone")) -> list:
+    """``n`` photo sessions: validation (and npm) designs on photo surfaces, the cameras
+    taking turns."""
+    rng = np.random.default_rng([seed, 77])
+    out = []
+    for i in range(n):
+        design = PHOTO_DESIGNS[(i * 5) % len(PHOTO_DESIGNS)]
+        surface = vs.PHOTO_SURFACES[i % len(vs.PHOTO_SURFACES)]
+        camera = cameras[i % len(cameras)]
+        s = vs.draw_session(rng, "validation", size=PHOTO_CAMERAS[camera], design=design,
+                            surface=surface, profile=camera)
+        out.append((s, int(rng.integers(1 << 30))))
+    return out
+
+
+def run_table(session, rng, photos: int, folder: Path) -> dict:
+    """Photograph, calibrate and recognize through the CLI; returns the table's counts."""
+    cal_dir = folder / "deck-photos"
+    cal_dir.mkdir(parents=True)
+    for card in DECK:
+        places, _ = vs.frame_placements(session, rng, "alone", cards=[card])
+        img, _ = vs.compose(session, places, rng)
+        cv2.imwrite(str(cal_dir / f"{card}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    deck = folder / "deck.npz"
+    cal = subprocess.run(euchre_table() + ["calibrate", "deck", "--from-dir", str(cal_dir),
+                                           "--out", str(deck)], capture_output=True, text=True)
+    result = {"camera": session.profile.name, "design": session.design, "surface": session.surface,
+              "card_px": round(session.card_px()), "calibrate_exit": cal.returncode,
+              "calibrate_said": (cal.stdout + cal.stderr).strip().splitlines()[:6],
+              "in_view": 0, "correct": 0, "refused": 0, "wrong": 0, "wrong_cards": []}
+    truths, paths = [], []
+    for k in range(photos):
+        places, _ = vs.frame_placements(session, rng, "play")
+        img, truth = vs.compose(session, places, rng)
+        p = folder / f"photo-{k:02d}.jpg"
+        cv2.imwrite(str(p), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        truths.append(truth)
+        paths.append(str(p))
+    if not deck.is_file():
+        for truth in truths:
+            counts = score_frame([], list(reversed(truth)), session.size)
+            result["in_view"] += counts["in_view"]
+            result["refused"] += counts["refused"]
+        result["note"] = "no deck file: calibration failed"
+        return result
+    rec = subprocess.run(euchre_table() + ["recognize", "--mode", "plain", "--deck", str(deck),
+                                           "--json"] + paths, capture_output=True, text=True)
+    answers = {}
+    for line in rec.stdout.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        answers[obj.get("image")] = obj.get("cards", [])
+    result["recognize_exit"] = rec.returncode
+    for p, truth in zip(paths, truths):
+        sightings = [{"card": Card(c["card"]) if c.get("card") else None,
+                      "centre": tuple(np.asarray(c["corners"], float).reshape(-1, 2).mean(axis=0)),
+                      "reason": None} for c in answers.get(p, [])]
+        counts = score_frame(sightings, list(reversed(truth)), session.size)
+        for key in ("in_view", "correct", "refused", "wrong"):
+            result[key] += counts[key]
+        result["wrong_cards"] += counts["wrong_cards"]
+    return result
+
+
+def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, keep=None,
+              cameras=("webcam", "phone")) -> int:
+    cv2.setNumThreads(1)
+    base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="euchre-photo-"))
+    rows = []
+    try:
+        print(f"photo mode, seed {seed}: {tables} tables ({', '.join(cameras)} taking turns), 24 "
+              f"calibration photos and {photos} photos of four cards each, through the command line",
+              flush=True)
+        for i, (session, sub) in enumerate(photo_tables(tables, seed, cameras)):
+            rng = np.random.default_rng(sub)
+            r = run_table(session, rng, photos, base / f"table-{i:02d}")
+            rows.append(r)
+            n = max(1, r["in_view"])
+            print(f"  {r['camera']:6s} {session.size[0]}x{session.size[1]} {r['design']:22s} "
+                  f"{r['surface']:18s} card {r['card_px']}px  calibrate exit "
+                  f"{r['calibrate_exit']}  cards {r['in_view']:3d}  correct {100 * r['correct'] / n:6.2f}%  "
+                  f"refused {r['refused']:3d}  wrong {r['wrong']}"
+                  + (f"  {r['wrong_cards']}" if r["wrong_cards"] else ""), flush=True)
+            for said in r["calibrate_said"][:3]:
+                print(f"      calibrate: {said}")
+        n = sum(r["in_view"] for r in rows)
+        c = sum(r["correct"] for r in rows)
+        w = sum(r["wrong"] for r in rows)
+        for cam in cameras:
+            sub = [r for r in rows if r["camera"] == cam]
+            cn = sum(r["in_view"] for r in sub)
+            print(f"{cam}: {cn} whole cards, correct {100 * sum(r['correct'] for r in sub) / max(1, cn):.2f}%, "
+                  f"refused {sum(r['refused'] for r in sub)}, wrong {sum(r['wrong'] for r in sub)}")
+        print(f"all: {n} whole cards in {tables * photos} photos, correct {100 * c / max(1, n):.2f}%, "
+              f"refused {sum(r['refused'] for r in rows)}, wrong {w}")
+        if json_out:
+            with open(json_out, "w") as f:
+                json.dump({"seed": seed, "tables": rows}, f, indent=1)
+        return 1 if w else 0
+    finally:
+        if not keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", type=int, default=6)
+    ap.add_argument("--photos", type=int, default=12)
+    ap.add_argument("--seed", type=int, default=REPORT_SEED)
+    ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--keep", metavar="DIR", help="keep the photos, decks and answers here")
+    ap.add_argument("--cameras", default="webcam,phone", help="webcam, phone or both (taking turns)")
+    args = ap.parse_args(argv)
+    if args.keep and os.path.exists(args.keep) and os.listdir(args.keep):
+        print(f"--keep {args.keep}: the folder is not empty; give a new one", file=sys.stderr)
+        return 2
+    cameras = tuple(c for c in args.cameras.split(",") if c)
+    bad = [c for c in cameras if c not in PHOTO_CAMERAS]
+    if bad or not cameras:
+        print(f"--cameras {args.cameras}: choose from {', '.join(PHOTO_CAMERAS)}", file=sys.stderr)
+        return 2
+    return run_photo(args.tables, args.photos, args.seed, args.json, args.keep, cameras)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""Short versions of the plain-deck benchmarks (bench.vision_plain, bench.vision_sets, bench.vision_latency): scoring, sessions, the live calibration pass, and one small session read end to end."""
+import collections
+
+import numpy as np
+import pytest
+
+from bench import vision_plain as vp
+from bench import vision_sets as vs
+from engine.cards import Card
+
+
+def _truth(card, corners, visible=1.0, hand=False):
+    return {"card": Card(card), "corners": np.asarray(corners, float), "card_visible": visible,
+            "covered_by_hand": hand}
+
+
+SQUARE = [[100, 100], [160, 100], [160, 190], [100, 190]]
+OTHER = [[300, 100], [360, 100], [360, 190], [300, 190]]
+
+
+def _s(card, x, y, reason=None):
+    return {"card": Card(card) if card else None, "centre": (x, y), "reason": reason}
+
+
+def test_scoring_counts_correct_refused_wrong_and_cards_named_where_none_lies():
+    truth = [_truth("JH", SQUARE), _truth("9S", OTHER)]
+    out = vp.score_frame([_s("JH", 130, 140), _s(None, 330, 140, "not clearly told from 9C")],
+                         truth, (640, 480))
+    assert (out["in_view"], out["correct"], out["refused"], out["wrong"]) == (2, 1, 1, 0)
+    assert out["reasons"] == collections.Counter({"not told from a close card": 1})
+    out = vp.score_frame([_s("JD", 130, 140), _s("AS", 500, 400)], truth, (640, 480))
+    assert out["wrong"] == 2 and out["correct"] == 0 and out["reasons"]["not found"] == 1
+    assert any("where no card lies" in w for w in out["wrong_cards"])
+
+
+def test_covered_and_cut_cards_are_not_counted_but_a_wrong_name_on_them_is():
+    truth = [_truth("JH", SQUARE, hand=True), _truth("9S", [[-20, 100], [40, 100], [40, 190], [-20, 190]]),
+             _truth("QC", OTHER, visible=0.5)]
+    out = vp.score_frame([_s("JH", 130, 140), _s("9C", 10, 140)], truth, (640, 480))
+    assert out["in_view"] == 0 and out["covered"] == 3 and out["covered_named"] == 1
+    assert out["wrong"] == 1
+
+
+def test_sessions_and_frames_follow_the_split_and_the_frame():
+    rng = np.random.default_rng(3)
+    for split in vs.SPLITS:
+        for _ in range(4):
+            s = vs.draw_session(rng, split, size=(640, 480))
+            assert s.design in vs.designs(split) and s.surface in vs.surfaces(split)
+            lo, hi = s.profile.card_px[640]
+            assert lo - 1e-6 <= s.card_px() <= hi + 1e-6 or s.mat
+            places, extra = vs.frame_placements(s, rng, "hand")
+            assert len(places) == 4 and extra["hand_mode"] in ("over", "beside")
+    s = vs.draw_session(rng, "validation", size=(960, 540), surface="tiles:marble", profile="webcam")
+    assert 200 <= s.card_px() <= 260 and not s.markers
+    with pytest.raises(ValueError, match="unknown frame kind"):
+        vs.frame_placements(s, rng, "juggle")
+
+
+def test_cards_laid_apart_are_whole_in_view_and_do_not_overlap(need_art):
+    rng = np.random.default_rng(8)
+    s = vs.draw_session(rng, "validation", size=(960, 540), surface="wood:pine:matte", profile="webcam")
+    for _ in range(2):
+        places, extra = vs.frame_placements(s, rng, "play")
+        img, truth = vs.compose(s, places, rng, **extra)
+        assert len(truth) == 4
+        for t in truth:
+            assert vp.in_full_view(t["corners"], s.size) and t["card_visible"] > 0.9
+
+
+def test_the_live_calibration_pass_shows_the_card_the_reader_asks_for(need_art):
+    rng = np.random.default_rng(2)
+    s = vs.draw_session(rng, "tuning", "cloth", size=(320, 240), design="standard")
+    cam = vs.LiveCalibration(s, rng, cards=["JH", "9C"], patience=3, gap=2)
+    it = iter(cam)
+    cam.announce("show the jack of hearts")
+    frames = [next(it) for _ in range(4)]          # two of the empty table, then the jack
+    assert [str(c) for c, _ in cam.shown] == ["JH"]
+    assert np.abs(frames[0].astype(int) - frames[1].astype(int)).mean() < 10
+    assert np.abs(frames[1].astype(int) - frames[3].astype(int)).mean() > 1
+    assert len(list(it)) == 1                      # nobody asks again: the camera stops
+
+
+def test_a_small_session_is_calibrated_through_the_camera_and_read_without_a_wrong_card(need_art):
+    # The bar of the benchmark, in small: 6 cards calibrated live on a tuning cloth,
+    # then frames of the trick and of a hand. Reading may refuse; naming wrongly fails.
+    rng = np.random.default_rng(11)
+    s = vs.draw_session(rng, "tuning", "cloth", size=(640, 480), design="standard")
+    res = vp.run_session(s, rng, 2, ["play", "hand"], cards=["9S", "9C", "JH", "JD", "KS", "KC"])
+    assert res["calibration"]["ok"], res["calibration"]
+    assert res["calibration"]["cards_taken"] == 6
+    for kind in ("play", "hand"):
+        t = res[kind]
+        assert t.n["wrong"] == 0, t.wrong_cards
+    assert res["play"].n["in_view"] >= 6
+
+
+def test_the_latency_of_a_stickered_card_through_the_service_is_measured(need_art, tmp_path):
+    from bench import vision_latency as vl
+    from vision.synth import compose_frame
+    from vision.zones import MatLayout, calibrate
+    rng = np.random.default_rng(5)
+    s = vs.draw_session(rng, "tuning", size=(640, 480), surface="cloth:green", design="standard")
+    layout = MatLayout.a3()
+    s.camera.update(px_per_mm=0.9 * min(640 / layout.width_mm, 480 / layout.height_mm),
+                    look_at=(210.0, 148.5), tilt_deg=2.0, roll_deg=0.0)
+    s.markers = True
+    empty, _ = compose_frame([], size=s.size, rng=rng, **s.conditions())
+    calibrate(empty).save(tmp_path / "zones.json")
+    r = vl.run_trial(s, rng, "sticker", tmp_path / "zones.json", None, "QH")
+    assert r["read"]
+    # The tracker needs the card in 3 frames: never sooner than two frame periods.
+    assert 2000 / vl.FPS - 5 < r["latency_ms"] < 1500

@@ -1,0 +1,30 @@
+"""Tests of the fixed tuning/validation split (bench.vision_sets): the parts never overlap."""
+import pytest
+
+from bench import vision_sets as vs
+from vision.art import ENGLISH_INDEX_DECKS
+
+
+def test_designs_split_the_english_index_kde_decks_without_overlap():
+    assert not set(vs.TUNING_DESIGNS) & set(vs.VALIDATION_DESIGNS)
+    assert set(vs.TUNING_DESIGNS) | set(vs.VALIDATION_DESIGNS) == set(ENGLISH_INDEX_DECKS)
+
+
+def test_no_surface_is_in_both_splits_and_photo_surfaces_are_validation():
+    tuning, validation = set(vs.surfaces("tuning")), set(vs.surfaces("validation"))
+    assert tuning and validation and not tuning & validation
+    assert set(vs.PHOTO_SURFACES) <= validation | {s.split(":", 3)[-1] for s in validation}
+    # whole kinds: no wood species and no cloth colour is shared either
+    def kinds(names):
+        under = [s.split(":", 2)[2] if s.startswith("mat:") else s for s in names]
+        return {":".join(s.split(":")[:2]) for s in under}
+    assert not kinds(tuning) & kinds(validation)
+    assert {s.split(":")[1] for s in tuning if s.startswith("mat:")} == {"A3"}
+    assert {s.split(":")[1] for s in validation if s.startswith("mat:")} == {"A4"}
+
+
+def test_unknown_split_and_group_are_named():
+    with pytest.raises(ValueError, match="tuning or validation"):
+        vs.designs("test")
+    with pytest.raises(ValueError, match="no surface group 'patterned' in the tuning split"):
+        vs.surfaces("tuning", "patterned")
