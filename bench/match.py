@@ -10,7 +10,13 @@ and lets the bots see the score as they would at a real table.
     python -m bench.match --a insane --b ismcts --rules openspiel --pairs 500 --jobs 2
 
 Levels: easy, medium, hard, insane, random, and the peers of ``bench.peers``: ismcts
-(OpenSpiel's C++ ISMCTS, 1,000 simulations) and euchre-cli (euchre-cli 0.7.0's computer).
+(OpenSpiel's C++ ISMCTS, 1,000 simulations), euchre-cli (euchre-cli 0.7.0's computer) and
+perfect (sees every card: a reference for the benchmark, never a player at a table);
+and legacy-insane, Insane as it was before it read the play (bids only), as a yardstick.
+A level may carry options after colons: ``insane:scale=0.25`` (a quarter of Insane's
+budget and deals), ``hard:samples=24``, ``ismcts:sims=10000``; and ``BID/PLAY`` bids like
+one level and plays the cards like another (``perfect/hard``: Hard's play with bids
+that see every card), which splits a level's strength into bidding and play.
 """
 from __future__ import annotations
 
@@ -27,16 +33,97 @@ from engine import Hand, Rules
 from engine.bots import LEVELS, make_bot
 from engine.cards import SEATS, cards_of
 
-PEERS = ("ismcts", "euchre-cli")
-ALL_LEVELS = LEVELS + ("random",) + PEERS
+PEERS = ("ismcts", "euchre-cli", "perfect")
+LEGACY = ("legacy-insane",)
+ALL_LEVELS = LEVELS + ("random",) + PEERS + LEGACY
+_OPTIONS = {"scale": float, "samples": int, "sims": int,
+            # Insane's search settings, for tuning (engine.bots.insane.InsaneBot)
+            "work": int, "candidates": int, "batch": int, "play_weight": float,
+            "bid_weight": float, "z": float, "least": int, "stochastic": int,
+            "trick_policy": int, "rollouts": int, "mix": float, "play_rollouts": int}
+_INSANE_OPTIONS = ("work", "candidates", "batch", "play_weight", "bid_weight", "z", "least",
+                   "stochastic", "trick_policy", "rollouts", "mix", "play_rollouts")
+# Peers that play only under OpenSpiel's rules.
+OPENSPIEL_PEERS = ("ismcts", "euchre-cli")
+
+
+def _parse_one(spec: str):
+    name, *opts = spec.strip().lower().split(":")
+    if name not in ALL_LEVELS:
+        raise ValueError(f"Unknown level {name!r}: choose one of {', '.join(ALL_LEVELS)}")
+    options = {}
+    for o in opts:
+        key, eq, value = o.partition("=")
+        if not eq or key not in _OPTIONS:
+            raise ValueError(f"Unknown level option {o!r} in {spec!r}: use "
+                             "scale=F, samples=N (hard, insane) or sims=N (ismcts)")
+        try:
+            options[key] = _OPTIONS[key](value)
+        except ValueError:
+            raise ValueError(f"{key} in {spec!r} must be a number, not {value!r}") from None
+        if options[key] < 0 or (options[key] == 0 and key not in ("play_weight", "bid_weight", "stochastic", "trick_policy", "rollouts", "mix",
+                                                  "play_rollouts")):
+            raise ValueError(f"{key} in {spec!r} must be above 0")
+        if key in _INSANE_OPTIONS and name != "insane":
+            raise ValueError(f"{key} is an option of insane only, not of {name!r}")
+    return name, options
+
+
+def parse_level(spec: str) -> list:
+    """``[(name, options), ...]``: one entry, or two for ``BID/PLAY``. Raises ValueError
+    with a reason for anything unknown.
+
+    >>> parse_level("insane:scale=0.25")
+    [('insane', {'scale': 0.25})]
+    >>> [name for name, _ in parse_level("perfect/hard")]
+    ['perfect', 'hard']
+    """
+    parts = spec.split("/")
+    if len(parts) > 2 or not all(p.strip() for p in parts):
+        raise ValueError(f"{spec!r} is not a level: use LEVEL or BID/PLAY, e.g. perfect/hard")
+    return [_parse_one(p) for p in parts]
+
+
+def level_names(spec: str) -> set:
+    return {name for name, _ in parse_level(spec)}
+
+
+def _make_one(name, options, seed, rules, budget, samples):
+    if name == "legacy-insane":
+        # Insane before it read the play: Hard's search with 160 deals, each chosen among
+        # 4 candidates by how well it explains the bids (the yardstick for its speed).
+        from engine.bots.search import SearchBot
+        scale = options.get("scale", 1.0)
+        return SearchBot(seed=seed, samples=options.get("samples", samples or max(1, round(160 * scale))),
+                         budget=0.25 * scale if budget is ... else budget, weighted=True,
+                         candidates=4, level="legacy-insane")
+    if name in PEERS:
+        from bench import peers
+        return peers.make_peer(name, seed=seed, rules=rules, simulations=options.get("sims", 1000))
+    bot = make_bot(name, seed=seed, budget=budget, samples=options.get("samples", samples),
+                   scale=options.get("scale", 1.0))
+    for key in _INSANE_OPTIONS:
+        if key in options:
+            setattr(bot, key, options[key])
+    return bot
 
 
 def make_player(level: str, seed: int, rules: Rules, budget=..., samples=None):
-    """A player for the match: one of our bots or a peer adapter."""
-    if level in PEERS:
-        from bench import peers
-        return peers.make_peer(level, seed=seed, rules=rules)
-    return make_bot(level, seed=seed, budget=budget, samples=samples)
+    """A player for the match: one of our bots, a peer adapter, or a bidding/play hybrid."""
+    parts = [_make_one(n, o, seed, rules, budget, samples) for n, o in parse_level(level)]
+    if len(parts) == 2:
+        from bench.peers import Hybrid
+        return Hybrid(*parts)
+    return parts[0]
+
+
+def level_type(spec: str) -> str:
+    """argparse type for a level: the spec itself, checked."""
+    try:
+        parse_level(spec)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return spec
 
 
 def deal_for(rules: Rules, seed: int, k: int) -> dict:
@@ -68,9 +155,10 @@ class Table:
             seat = h.to_act
             player = self.players[seat]
             view = h.view(seat)
-            t0 = time.perf_counter()
+            # CPU time of this thread: other jobs on a shared machine do not inflate it.
+            t0 = time.thread_time()
             action = player.choose(view)
-            dt = time.perf_counter() - t0
+            dt = time.thread_time() - t0
             if len(view.legal) > 1:
                 times.setdefault(levels[seat], []).append(dt)
             phase = h.phase
@@ -119,10 +207,10 @@ def run_pairs(a: str, b: str, rules: Rules, seed: int, start: int, count: int,
             players[s] = make_player(lv, seed * 31 + i + 4 * a_team, rules, budget, samples)
             levels[s] = lv
         tables.append((Table(rules, players, a_team), levels))
-    diffs, a_hands, b_hands, times = [], [], [], {}
+    diffs, same, a_hands, b_hands, times = [], [], [], [], {}
     for k in range(start, start + count):
         deal = deal_for(rules, seed, k)
-        pair = []
+        pair, contracts = [], []
         for table, levels in tables:
             h = table.play(deal, times, levels)
             a_name = "NS" if table.a_team == 0 else "EW"
@@ -130,11 +218,37 @@ def run_pairs(a: str, b: str, rules: Rules, seed: int, start: int, count: int,
             pair.append(h.result.points[a_name] - h.result.points[b_name])
             a_hands.append((h, a_name))
             b_hands.append((h, b_name))
+            contracts.append(_contract(h.result))
         diffs.append(sum(pair) / 2)
+        same.append(_difference(*contracts))
     games = tables[0][0].games + tables[1][0].games
-    return {"diffs": diffs, "games": games, "times": times,
+    return {"diffs": diffs, "same": same, "games": games, "times": times,
             "a_stats": [(h.result, t) for h, t in a_hands],
             "b_stats": [(h.result, t) for h, t in b_hands]}
+
+
+def _difference(c1, c2) -> str:
+    """How the two tables' contracts differ: "same", "thrown in" (at one table only),
+    "maker" (the other side made trump), "alone" (same side and trump, lone or not),
+    "trump" (same side, another suit or maker)."""
+    if c1 == c2:
+        return "same"
+    if c1 is None or c2 is None:
+        return "thrown in"
+    side1, side2 = "NS".find(c1[0]) >= 0, "NS".find(c2[0]) >= 0
+    if side1 != side2:
+        return "maker"
+    if c1[1] == c2[1] and c1[0] == c2[0]:
+        return "alone"
+    return "trump"
+
+
+def _contract(result):
+    """What the bidding settled, by seat (the same cards sit in the same seat at both
+    tables): maker, trump, lone maker, lone defender; None for a hand thrown in."""
+    if result.thrown_in:
+        return None
+    return (result.maker, result.trump, result.alone, result.defender_alone)
 
 
 class _R:
@@ -144,7 +258,8 @@ class _R:
         self.result = result
 
 
-def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: float) -> dict:
+def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: float,
+              keep_pairs: bool = False) -> dict:
     """One JSON-able summary of a match from the results of ``run_pairs``."""
     diffs = [d for p in parts for d in p["diffs"]]
     games = [g for p in parts for g in p["games"]]
@@ -152,8 +267,19 @@ def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: flo
     for p in parts:
         for lv, ts in p["times"].items():
             times.setdefault(lv, []).extend(ts)
+    same = [x for p in parts for x in p.get("same", [])]
     n = len(diffs)
     mean = statistics.fmean(diffs) if n else 0.0
+    split = {}
+    if len(same) == n and n:
+        # Each kind of pair's share of the mean: its points divided by all pairs.
+        for key, kinds in (("same_contract", ("same",)),
+                           ("other_contract", ("thrown in", "maker", "alone", "trump"))):
+            ds = [d for d, s_ in zip(diffs, same) if s_ in kinds]
+            split[key] = {"pairs": len(ds), "points": round(sum(ds) / n, 4)}
+        for kind in ("thrown in", "maker", "alone", "trump"):
+            ds = [d for d, s_ in zip(diffs, same) if s_ == kind]
+            split["other_contract"][kind] = {"pairs": len(ds), "points": round(sum(ds) / n, 4)}
     sd = statistics.stdev(diffs) if n > 1 else 0.0
     half = 1.96 * sd / math.sqrt(n) if n > 1 else float("inf")
 
@@ -161,10 +287,11 @@ def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: flo
         ts = sorted(ts)
         return ts[min(len(ts) - 1, int(q * len(ts)))] * 1000
 
-    return {
+    out = {
         "a": a, "b": b, "rules": rules.name, "seed": seed, "pairs": n, "hands": 2 * n,
         "mean": round(mean, 4), "ci95": [round(mean - half, 4), round(mean + half, 4)],
         "half_width": round(half, 4), "sd_pair": round(sd, 4),
+        "split": split,
         "games": len(games), "a_game_win_rate": round(sum(games) / len(games), 4) if games else None,
         "rates": {"a": _side_stats((_R(r), t) for p in parts for r, t in p["a_stats"]),
                   "b": _side_stats((_R(r), t) for p in parts for r, t in p["b_stats"])},
@@ -173,6 +300,9 @@ def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: flo
         "seconds": round(seconds, 1),
         "note": "mean and ci95: points per hand for A minus B (duplicate pairs)",
     }
+    if keep_pairs:
+        out["pair_points"] = diffs
+    return out
 
 
 def _worker(args):
@@ -188,8 +318,7 @@ def match(a: str, b: str, pairs: int, seed: int = 1, rules: Optional[Rules] = No
     (2, 2)
     """
     for lv in (a, b):
-        if lv not in ALL_LEVELS:
-            raise ValueError(f"Unknown level {lv!r}: choose one of {', '.join(ALL_LEVELS)}")
+        parse_level(lv)
     if pairs < 1:
         raise ValueError(f"pairs must be at least 1, not {pairs}")
     rules = rules or Rules.preset("standard")
@@ -201,7 +330,9 @@ def match(a: str, b: str, pairs: int, seed: int = 1, rules: Optional[Rules] = No
         for s in range(0, pairs, chunk):
             parts.append(run_pairs(a, b, rules, seed, s, min(chunk, pairs - s), budget, samples))
             with open(progress, "w") as f:
-                json.dump(summarise(a, b, rules, seed, parts, time.perf_counter() - t0), f)
+                # every pair's points too, so that two runs on the same deals can be
+                # compared pair by pair
+                json.dump(summarise(a, b, rules, seed, parts, time.perf_counter() - t0, True), f)
     elif jobs <= 1 or pairs < 2 * jobs:
         parts = [run_pairs(a, b, rules, seed, 0, pairs, budget, samples)]
     else:
@@ -214,18 +345,33 @@ def match(a: str, b: str, pairs: int, seed: int = 1, rules: Optional[Rules] = No
     return summarise(a, b, rules, seed, parts, time.perf_counter() - t0)
 
 
+def _budget_type(text: str):
+    if text.strip().lower() == "none":
+        return "none"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a budget: seconds (e.g. 0.25) or none") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"the budget must be above 0 seconds, not {text}")
+    return value
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The match options, shared by ``euchre-table match`` and ``python -m bench.match``."""
-    p.add_argument("--a", required=True, choices=ALL_LEVELS, help="level of side A")
-    p.add_argument("--b", required=True, choices=ALL_LEVELS, help="level of side B")
+    p.add_argument("--a", required=True, type=level_type,
+                   help="level of side A: " + ", ".join(ALL_LEVELS) +
+                        "; options after colons (insane:scale=0.25, ismcts:sims=10000); BID/PLAY")
+    p.add_argument("--b", required=True, type=level_type, help="level of side B (as --a)")
     p.add_argument("--pairs", type=int, default=100, help="deals, each played twice (default 100)")
     p.add_argument("--seed", type=int, default=1, help="seed of the deals and bots (default 1)")
     p.add_argument("--rules", default=None,
                    help="rules preset and options, e.g. openspiel or standard,target=5 "
                         "(default: standard, or openspiel when a peer plays)")
     p.add_argument("--jobs", type=int, default=1, help="processes (default 1: one core)")
-    p.add_argument("--budget", type=float, default=None,
-                   help="seconds per decision for hard/insane (default: their own)")
+    p.add_argument("--budget", type=_budget_type, default=None,
+                   help="seconds per decision for hard/insane (default: their own), or none: "
+                        "no clock, only their deals (reproducible on a loaded machine)")
     p.add_argument("--samples", type=int, default=None, help="most deals per decision for hard/insane")
     p.add_argument("--progress", default=None,
                    help="file to rewrite with the summary so far after every 50 pairs (one process)")
@@ -236,9 +382,10 @@ def run(args) -> int:
     """Run a match from parsed arguments; prints the summary. Exit code 0, or 2 on bad input."""
     from engine.rules import RulesError
     try:
-        spec = args.rules or ("openspiel" if {args.a, args.b} & set(PEERS) else "standard")
+        peers = (level_names(args.a) | level_names(args.b)) & set(OPENSPIEL_PEERS)
+        spec = args.rules or ("openspiel" if peers else "standard")
         rules = Rules.parse(spec)
-        budget = ... if args.budget is None else args.budget
+        budget = ... if args.budget is None else (None if args.budget == "none" else args.budget)
         result = match(args.a, args.b, args.pairs, args.seed, rules, args.jobs, budget, args.samples,
                        getattr(args, "progress", None))
     except (ValueError, RulesError, ImportError) as exc:

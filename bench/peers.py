@@ -1,11 +1,12 @@
-"""Peer players for the benchmark: OpenSpiel's C++ ISMCTS and euchre-cli 0.7.0's computer, behind our bot interface.
+"""Peer players for the benchmark: OpenSpiel's C++ ISMCTS, euchre-cli 0.7.0's computer and a perfect-information reference, behind our bot interface.
 
-Both are development dependencies (``open_spiel``, ``euchre-cli==0.7.0``) and play under
-the ``openspiel`` preset. They answer ``choose(view)`` like our bots; the ISMCTS player
-also needs the true deal (OpenSpiel searches from a full state and resamples from its
+The first two are development dependencies (``open_spiel``, ``euchre-cli==0.7.0``) and
+play under the ``openspiel`` preset. They answer ``choose(view)`` like our bots; the ISMCTS
+player also needs the true deal (OpenSpiel searches from a full state and resamples from its
 information state), which the match runner gives it through ``start_hand`` and
 ``observe``. Known leaks in the peers' favour, kept as they are upstream:
 ISMCTS's resampling treats the kitty and the dealer's discard as known (4 cards).
+The perfect-information player sees every card by design (see ``PerfectPlayer``).
 """
 from __future__ import annotations
 
@@ -32,13 +33,16 @@ def _check_rules(rules, who):
                          f"defend_alone): use --rules openspiel (differs in {', '.join(bad)})")
 
 
-def make_peer(name: str, seed: int, rules):
-    """``"ismcts"`` or ``"euchre-cli"``: a peer player for ``rules`` (the openspiel preset)."""
+def make_peer(name: str, seed: int, rules, simulations: int = 1000):
+    """``"ismcts"`` or ``"euchre-cli"`` (the openspiel preset), or ``"perfect"`` (any
+    rules): a peer player for the benchmark. ``simulations`` is ISMCTS's search size."""
     if name == "ismcts":
-        return IsmctsPlayer(seed, rules)
+        return IsmctsPlayer(seed, rules, simulations=simulations)
     if name == "euchre-cli":
         return EuchreCliPlayer(seed, rules)
-    raise ValueError(f"Unknown peer {name!r}: use ismcts or euchre-cli")
+    if name == "perfect":
+        return PerfectPlayer(seed, rules)
+    raise ValueError(f"Unknown peer {name!r}: use ismcts, euchre-cli or perfect")
 
 
 class IsmctsPlayer:
@@ -187,3 +191,73 @@ class EuchreCliPlayer:
 
     def advise(self, view):
         return self.choose(view), "euchre-cli 0.7.0"
+
+
+class PerfectPlayer:
+    """The perfect-information reference, for the benchmark only: it sees every card of
+    the deal (the runner hands it the true hand through ``start_hand``), plays each card
+    that is best when all four hands are known and played perfectly, and bids, discards
+    and defends by trying each action on the true deal, the other seats bidding on by
+    Medium's rules and the play solved exactly. Never at a table: it peeks by design,
+    and the gap between it and a level shows how much is left to win."""
+
+    level = "perfect"
+
+    def __init__(self, seed: int, rules):
+        from engine.bots.search import SearchBot
+        self.search = SearchBot(seed=seed, samples=1, budget=None)
+        self.hand = None
+
+    def start_hand(self, hand) -> None:
+        """The true hand, read (never changed) at each decision."""
+        self.hand = hand
+
+    def choose(self, view) -> Action:
+        from engine.bots.search import play_values
+        h = self.hand
+        if h is None or h.to_act != view.seat or h.phase != view.phase:
+            raise RuntimeError("The perfect player needs start_hand with the true hand")
+        legal = list(view.legal)
+        if len(legal) == 1:
+            return legal[0]
+        rule = self.search.medium.choose(view)
+        if view.phase == "play":
+            hands = [m if p not in h.out else 0 for p, m in enumerate(h.hands)]
+            values = play_values(view, hands, legal)
+        else:
+            my_team = SEATS.index(view.seat) & 1
+            values = {}
+            for a in legal:
+                g = h.copy()
+                g.apply(a)
+                values[a] = self.search._score_hand(view, self.search._rollout(g), my_team)
+        # Equal values: Medium's choice, else the first legal action (deterministic).
+        return max(legal, key=lambda a: (values[a], a == rule))
+
+    def advise(self, view):
+        return self.choose(view), "perfect information (benchmark only)"
+
+
+class Hybrid:
+    """One player bidding like ``bidder`` (every phase before the play) and playing the
+    cards like ``player``: splits a level's strength into bidding and play."""
+
+    def __init__(self, bidder, player):
+        self.bidder, self.player = bidder, player
+        self.level = f"{bidder.level}/{player.level}"
+
+    def start_hand(self, hand) -> None:
+        for p in (self.bidder, self.player):
+            if hasattr(p, "start_hand"):
+                p.start_hand(hand)
+
+    def observe(self, seat, action, phase_before, hand) -> None:
+        for p in (self.bidder, self.player):
+            if hasattr(p, "observe"):
+                p.observe(seat, action, phase_before, hand)
+
+    def choose(self, view) -> Action:
+        return (self.player if view.phase == "play" else self.bidder).choose(view)
+
+    def advise(self, view):
+        return (self.player if view.phase == "play" else self.bidder).advise(view)

@@ -380,7 +380,7 @@ class TableService:
             self.ctl.last_message = "No hint: the table does not know this player's cards"
         else:
             from engine.bots import make_bot
-            action, reason = make_bot("hard", seed=st["seq"]).advise(view)
+            action, reason = make_bot("insane", seed=st["seq"]).advise(view)
             self.ctl.last_message = f"Hint: {action}. {reason}"
         self.ctl._show()
 

@@ -19,6 +19,7 @@ import time
 from typing import Callable, Iterable, Optional
 
 from engine.bots.medium import EasyBot, MediumBot, RandomBot
+from engine.bots.insane import InsaneBot
 from engine.bots.search import SearchBot
 
 LEVELS = ("easy", "medium", "hard", "insane")
@@ -28,16 +29,18 @@ DEFAULTS = {
     # Per-decision budget and the most deals solved; sized so that the median decision
     # stays under 100 ms (Hard) and 300 ms (Insane) on one core of a desktop machine.
     "hard": dict(samples=48, budget=0.08),
-    "insane": dict(samples=160, budget=0.25, weighted=True, candidates=4),
+    "insane": dict(samples=160, budget=0.25, work=150_000),
 }
 
 
 def make_bot(level: str, seed: Optional[int] = None, budget=...,
-             samples: Optional[int] = None, clock: Callable[[], float] = time.perf_counter):
+             samples: Optional[int] = None, clock: Callable[[], float] = time.perf_counter,
+             scale: float = 1.0):
     """A computer player. ``level`` is one of LEVELS (or ``"random"``, a floor for
     benchmarks). For Hard and Insane, ``budget`` is the time per decision in seconds
     (None: no limit, exactly ``samples`` deals, fully reproducible) and ``clock`` the
-    monotonic clock it is measured with.
+    monotonic clock it is measured with. ``scale`` multiplies the level's own budget and
+    deals (``scale=0.25``: a quarter of them, as on a machine four times slower).
 
     >>> make_bot("hard", seed=1, budget=0.05).level
     'hard'
@@ -51,10 +54,18 @@ def make_bot(level: str, seed: Optional[int] = None, budget=...,
         return RandomBot(seed)
     if name in DEFAULTS:
         options: dict = dict(DEFAULTS[name])
+        if scale <= 0:
+            raise ValueError(f"scale must be above 0, not {scale}")
+        options["samples"] = max(1, round(options["samples"] * scale))
+        options["budget"] = options["budget"] * scale
+        if options.get("work") is not None:
+            options["work"] = max(1, round(options["work"] * scale))
         if budget is not ...:
             options["budget"] = budget
         if samples is not None:
             options["samples"] = samples
+        if name == "insane":
+            return InsaneBot(seed=seed, clock=clock, **options)
         return SearchBot(seed=seed, clock=clock, level=name, **options)
     raise ValueError(f"Unknown computer level {level!r}: choose one of {', '.join(LEVELS)}")
 
@@ -90,4 +101,4 @@ def seat_levels(human_seats: Iterable[str], level: str) -> dict:
 
 
 __all__ = ["LEVELS", "make_bot", "partner_level", "seat_levels", "EasyBot", "MediumBot",
-           "RandomBot", "SearchBot"]
+           "RandomBot", "SearchBot", "InsaneBot"]

@@ -65,6 +65,36 @@ def _view_key(view) -> bytes:
                  view.bids, str(view.discard), view.tricks, view.trick, view.score)).encode()
 
 
+def play_values(view, hands, legal, solver: Optional[Solver] = None) -> dict:
+    """The points (for the seat of ``view``) each legal card leads to when the four
+    ``hands`` (bitmasks of what each seat holds now) are played out perfectly by all."""
+    trump = view.trump
+    me = SEATS.index(view.seat)
+    mk = SEATS.index(view.maker) & 1
+    out = tuple(SEATS.index(s) for s in view.sitting_out)
+    if solver is None:
+        solver = Solver(trump, mk, out)
+    thresholds = _thresholds(view.rules, view.alone, view.defender_alone)
+    won = view.tricks_won[mk]
+    trick = tuple((SEATS.index(s), c.index) for s, c in view.trick)
+    nactive = 4 - len(out)
+    values = {}
+    for a in legal:
+        c = a.card
+        nh = list(hands)
+        nh[me] &= ~c.bit
+        t = trick + ((me, c.index),)
+        w, leader = won, me
+        if len(t) == nactive:
+            winner = t[trick_winner_index([Card(i) for _, i in t], trump)][0]
+            w += (winner & 1) == mk
+            leader, t = winner, ()
+        taken = solver.maker_tricks(nh, leader, thresholds, t, w)
+        mk_pts, def_pts = hand_points(view.rules, view.alone, view.defender_alone, taken)
+        values[a] = _utility(view, me & 1, mk, mk_pts, def_pts)
+    return values
+
+
 class SearchBot(Bot):
     """Hard (``weighted=False``) and Insane (``weighted=True``) players.
 
@@ -109,6 +139,10 @@ class SearchBot(Bot):
             return rule_action, rule_reason
         means = {a: totals[a] / n for a in legal}
         best = max(legal, key=lambda a: (round(means[a], 9), a == rule_action))
+        return best, self._explain(view, legal, best, means, n, rule_action, rule_reason)
+
+    def _explain(self, view, legal, best, means, n, rule_action, rule_reason) -> str:
+        """The reason given with ``best``: the averages compared."""
         ranked = sorted(legal, key=lambda a: -means[a])
         other = next((a for a in ranked if a != best and means[a] != float("-inf")), None)
         why = (f"on {n} deals that fit what you have seen, {best} scores {means[best]:+.2f} "
@@ -116,8 +150,8 @@ class SearchBot(Bot):
         if other is not None:
             why += f" ({other}: {means[other]:+.2f})"
         if best == rule_action:
-            return best, f"{rule_reason}; {why}"
-        return best, why[0].upper() + why[1:]
+            return f"{rule_reason}; {why}"
+        return why[0].upper() + why[1:]
 
     # ------------------------------------------------------------------ sampling
     def _deals(self, view, rng, make, dealt_of):
@@ -149,32 +183,11 @@ class SearchBot(Bot):
 
     # ------------------------------------------------------------------ play
     def _eval_play(self, view, legal, rng, start):
-        trump = view.trump
-        me = SEATS.index(view.seat)
-        my_team = me & 1
-        mk = SEATS.index(view.maker) & 1
-        out = tuple(SEATS.index(s) for s in view.sitting_out)
-        thresholds = _thresholds(view.rules, view.alone, view.defender_alone)
-        won = view.tricks_won[mk]
-        trick = tuple((SEATS.index(s), c.index) for s, c in view.trick)
-        nactive = 4 - len(out)
         totals = {a: 0.0 for a in legal}
         n = 0
         for hands in self._deals(view, rng, sample_play, lambda h: dealt_from_play(view, h)):
-            solver = Solver(trump, mk, out)
-            for a in legal:
-                c = a.card
-                nh = list(hands)
-                nh[me] &= ~c.bit
-                t = trick + ((me, c.index),)
-                w, leader = won, me
-                if len(t) == nactive:
-                    winner = t[trick_winner_index([Card(i) for _, i in t], trump)][0]
-                    w += (winner & 1) == mk
-                    leader, t = winner, ()
-                taken = solver.maker_tricks(nh, leader, thresholds, t, w)
-                mk_pts, def_pts = hand_points(view.rules, view.alone, view.defender_alone, taken)
-                totals[a] += _utility(view, my_team, mk, mk_pts, def_pts)
+            for a, v in play_values(view, hands, legal).items():
+                totals[a] += v
             n += 1
             if self._out_of_time(start, n):
                 break
@@ -215,6 +228,7 @@ class SearchBot(Bot):
         return h
 
     def _score_hand(self, view, h, my_team) -> float:
+        self.last_nodes = 0
         if h.phase == "over":
             r = h.result
             if r.thrown_in:
@@ -228,6 +242,7 @@ class SearchBot(Bot):
         hands = [m if p not in h.out else 0 for p, m in enumerate(h.hands)]
         thresholds = _thresholds(view.rules, alone, dalone)
         taken = solver.maker_tricks(hands, h.to_act_i, thresholds, (), 0)
+        self.last_nodes = solver.nodes
         mk_pts, def_pts = hand_points(view.rules, alone, dalone, taken)
         return _utility(view, my_team, mk, mk_pts, def_pts)
 

@@ -23,6 +23,19 @@ _SUIT_ORDER = {
                           key=lambda b: -POWER[t][b.bit_length() - 1])) for s in SUITS)
     for t in SUITS}
 _SUIT_MASKS = {t: tuple(SUIT_MASK[t][s] for s in SUITS) for t in SUITS}
+# Ordered moves per trump suit, shared by all solvers (see Solver._play); cleared when big.
+_MOVE_CACHE: dict = {t: {} for t in SUITS}
+_SUIT_CACHE: dict = {t: {} for t in SUITS}
+
+
+def _NEG_POWER(m):
+    return -m[2]
+
+
+def _POWER(m):
+    return m[2]
+
+_CACHE_LIMIT = 100_000
 
 
 class Solver:
@@ -35,7 +48,7 @@ class Solver:
     """
 
     __slots__ = ("trump", "mk", "nxt", "nactive", "power", "follow_of", "trump_mask",
-                 "orders", "masks", "memo", "nodes")
+                 "orders", "masks", "memo", "nodes", "cache", "suit_cache")
 
     def __init__(self, trump: str, maker_team: int, out=()):
         self.trump = trump
@@ -55,6 +68,8 @@ class Solver:
         self.masks = _SUIT_MASKS[trump]
         self.memo: dict = {}
         self.nodes = 0
+        self.cache = _MOVE_CACHE[trump]
+        self.suit_cache = _SUIT_CACHE[trump]
 
     # ------------------------------------------------------------------ public
     def at_least(self, hands, leader: int, need: int, trick=()) -> bool:
@@ -102,8 +117,22 @@ class Solver:
     def _win(self, h, leader, need):
         if need <= 0:
             return True
-        if need > bin(h[leader]).count("1"):
+        left = h[leader].bit_count()
+        if need > left:
             return False
+        if left == 1:
+            # The last trick: every active seat plays its one card.
+            i = h[leader].bit_length() - 1
+            power = self.power
+            follow = self.follow_of[i] | self.trump_mask
+            best_p, best_pow = leader, power[i]
+            p = self.nxt[leader]
+            while p != leader:
+                j = h[p].bit_length() - 1
+                if h[p] & follow and power[j] > best_pow:
+                    best_p, best_pow = p, power[j]
+                p = self.nxt[p]
+            return (best_p & 1) == self.mk
         key = (h, leader, need)
         r = self.memo.get(key)
         if r is None:
@@ -111,50 +140,75 @@ class Solver:
             self.memo[key] = r
         return r
 
-    def _play(self, h, p, k, follow, best_p, best_pow, tmask, need):
-        self.nodes += 1
-        hand = h[p]
-        legal = hand & follow if k else hand
-        if not legal:
-            legal = hand
-        maximizing = (p & 1) == self.mk
-        last = k + 1 == self.nactive
-        power = self.power
-        alive = h[0] | h[1] | h[2] | h[3] | tmask
-        trump_mask = self.trump_mask
+    def _moves(self, legal, alive, k, partner_winning, follow, best_pow):
+        """The moves worth trying, as ``(bit, index, power)``, best-first (see ``_play``)."""
         moves = []
+        suit_cache = self.suit_cache
         for s in range(4):
-            if not legal & self.masks[s]:
+            m = self.masks[s]
+            ls = legal & m
+            if not ls:
                 continue
-            # Cards of a suit with no live card between them are equal: try one of them.
-            prev_mine = False
-            for b in self.orders[s]:
-                if not b & alive:
-                    continue
-                if not b & legal:
-                    prev_mine = False
-                    continue
-                if prev_mine:
-                    continue
-                prev_mine = True
-                moves.append(b)
+            key = (ls, alive & m)
+            got = suit_cache.get(key)
+            if got is None:
+                got = suit_cache[key] = self._suit_moves(s, ls, alive)
+            moves += got
         if len(moves) > 1:
             # Try likely-best moves first so that cut-offs come early: leaders their
             # strongest card; followers the cheapest winner when an opponent is winning,
             # otherwise their lowest card.
             if k == 0:
-                moves.sort(key=lambda b: -power[b.bit_length() - 1])
-            elif (best_p & 1) == (p & 1):
-                moves.sort(key=lambda b: power[b.bit_length() - 1])
+                moves.sort(key=_NEG_POWER)
+            elif partner_winning:
+                moves.sort(key=_POWER)
             else:
-                fm = follow | trump_mask
+                fm = follow | self.trump_mask
+                moves.sort(key=lambda m: m[2] - 100 if (m[0] & fm and m[2] > best_pow) else m[2])
+        return tuple(moves)
 
-                def key(b):
-                    pw = power[b.bit_length() - 1]
-                    return pw - 100 if (b & fm and pw > best_pow) else pw
-                moves.sort(key=key)
-        for b in moves:
+    def _suit_moves(self, s, legal, alive):
+        """One suit's moves, strongest first: of cards with no live card between them,
+        only the strongest (they are equal)."""
+        power = self.power
+        out = []
+        prev_mine = False
+        for b in self.orders[s]:
+            if not b & alive:
+                continue
+            if not b & legal:
+                prev_mine = False
+                continue
+            if prev_mine:
+                continue
+            prev_mine = True
             i = b.bit_length() - 1
+            out.append((b, i, power[i]))
+        return tuple(out)
+
+    def _play(self, h, p, k, follow, best_p, best_pow, tmask, need):
+        self.nodes += 1
+        hand = h[p]
+        alive = h[0] | h[1] | h[2] | h[3] | tmask
+        if k and hand & follow:
+            # Following suit: the ordered moves depend only on a few small numbers, so
+            # they are cached per trump suit for every solver (generating and sorting
+            # them was half of the time per node).
+            legal = hand & follow
+            pw = (best_p & 1) == (p & 1)
+            key = (legal, alive & follow, -1 if pw else best_pow)
+            cache = self.cache
+            moves = cache.get(key)
+            if moves is None:
+                if len(cache) > _CACHE_LIMIT:
+                    cache.clear()
+                moves = cache[key] = self._moves(legal, alive, k, pw, follow, best_pow)
+        else:
+            moves = self._moves(hand, alive, k, (best_p & 1) == (p & 1), follow, best_pow)
+        maximizing = (p & 1) == self.mk
+        last = k + 1 == self.nactive
+        fm = follow | self.trump_mask
+        for b, i, pw in moves:
             if p == 0:
                 nh = (h[0] ^ b, h[1], h[2], h[3])
             elif p == 1:
@@ -164,11 +218,11 @@ class Solver:
             else:
                 nh = (h[0], h[1], h[2], h[3] ^ b)
             if k == 0:
-                f, bp, bpow = self.follow_of[i], p, power[i]
+                f, bp, bpow = self.follow_of[i], p, pw
             else:
                 f, bp, bpow = follow, best_p, best_pow
-                if b & (follow | trump_mask) and power[i] > bpow:
-                    bp, bpow = p, power[i]
+                if b & fm and pw > bpow:
+                    bp, bpow = p, pw
             if last:
                 r = self._win(nh, bp, need - 1 if (bp & 1) == self.mk else need)
             else:

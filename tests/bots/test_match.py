@@ -97,3 +97,31 @@ def test_ismcts_peer_stays_in_step_with_the_table():
         assert h.is_over
         assert ismcts.state.is_terminal()
         assert ismcts.state.returns()[0] == h.result.points["NS"] - h.result.points["EW"]
+
+
+def test_level_options_and_hybrids_are_parsed_or_refused_with_a_reason():
+    from bench.match import make_player, parse_level
+    assert parse_level("insane:scale=0.25") == [("insane", {"scale": 0.25})]
+    assert parse_level("ismcts:sims=10000") == [("ismcts", {"sims": 10000})]
+    assert [n for n, _ in parse_level("perfect/hard")] == ["perfect", "hard"]
+    for bad, words in (("grandmaster", "Unknown level"), ("hard:speed=2", "Unknown level option"),
+                       ("insane:scale=x", "must be a number"), ("a/b/c", "BID/PLAY"),
+                       ("hard:z=2", "option of insane only")):
+        with pytest.raises(ValueError, match=words):
+            parse_level(bad)
+    quarter = make_player("insane:scale=0.25", 1, Rules.preset("standard"), budget=None)
+    full = make_player("insane", 1, Rules.preset("standard"), budget=None)
+    assert quarter.samples * 4 == full.samples and quarter.work * 4 == full.work
+
+
+def test_perfect_player_sees_everything_and_the_split_adds_up():
+    r = match("perfect", "medium", pairs=12, seed=2, budget=None)
+    assert r["mean"] > 0, r
+    split = r["split"]
+    assert split["same_contract"]["pairs"] + split["other_contract"]["pairs"] == 12
+    assert split["same_contract"]["points"] + split["other_contract"]["points"] == pytest.approx(r["mean"], abs=1e-3)
+    # Bidding like Medium and playing perfectly changes only the play (and, through the
+    # game score, Medium's boldness near the end of a game): the contracts stay the same.
+    r = match("medium/perfect", "medium", pairs=12, seed=2, budget=None)
+    assert r["split"]["other_contract"]["pairs"] <= 2
+    assert r["split"]["same_contract"]["points"] > 0

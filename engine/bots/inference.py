@@ -1,0 +1,398 @@
+"""Reading the other players: how likely their bids and plays are for a given imagined deal.
+
+Insane keeps the imagined deals in proportion to how well they explain what the other
+players did. Two models give the probabilities, both in the players' own terms:
+
+- bidding: a player orders (or calls) with a probability that rises smoothly with its
+  hand's estimated tricks (``medium.bid_estimate``), around thresholds fitted to how a
+  searching player bids, per round and seat; likewise for going alone;
+- play: a player chooses among its legal cards with the probabilities of a conditional
+  logit model over a few features a player would name ("wins the trick", "overtakes the
+  partner", "lowest card of the suit", "leads trump as maker", "throws an ace"...).
+
+Both models' numbers are fitted offline by ``bench/train_models.py`` on games between
+searching players, and kept in ``engine/bots/models.py``.
+
+A model only ever sees what the player it models could see: its own cards in the
+imagined deal and the public history.
+"""
+from __future__ import annotations
+
+import math
+
+from engine.cards import EFFECTIVE_SUIT, POWER, SAME_COLOUR, SEATS, SUIT_MASK, SUITS
+
+# --------------------------------------------------------------------------- play model
+
+PLAY_FEATURES = (
+    # leading
+    "lead trump as maker", "lead trump as defender", "lead the top trump",
+    "lead trump holding 3+", "lead an off-suit ace", "lead an off-suit top card (not ace)",
+    "lead a singleton", "lead the lowest of a suit", "lead a low card (9, 10)",
+    "lead an off-suit king", "lead next (trump's colour)",
+    # following suit
+    "overtake the partner", "win over an opponent", "cheapest winner",
+    "lowest legal card", "highest legal card", "win as last to play", "top card of the suit",
+    "follow high without winning",
+    # void in the suit led
+    "trump in over an opponent", "trump the partner's trick", "cheapest winning trump",
+    "trump without winning", "throw the lowest of a suit", "throw a singleton",
+    "throw an ace", "throw a top card", "throw a low card (9, 10)",
+    # any
+    "right bower", "left bower", "trump, maker's side",
+)
+N_PLAY = len(PLAY_FEATURES)
+_F = {name: i for i, name in enumerate(PLAY_FEATURES)}
+
+
+def _above_masks():
+    """Per trump, per card: the cards of the same suit (under that trump) that beat it."""
+    out = {}
+    for t in SUITS:
+        eff, power = EFFECTIVE_SUIT[t], POWER[t]
+        out[t] = tuple(
+            sum(1 << j for j in range(24) if eff[j] == eff[i] and power[j] > power[i])
+            for i in range(24))
+    return out
+
+
+_ABOVE = _above_masks()
+_LOW = tuple(i % 6 <= 1 for i in range(24))       # nines and tens
+_ACE = tuple(i % 6 == 5 for i in range(24))
+_KING = tuple(i % 6 == 4 for i in range(24))
+
+
+class PlayContext:
+    """The public situation of one past play: everything but the player's own cards.
+
+    ``trick`` holds ``(seat_index, card_index)`` played before this card in the same
+    trick; ``gone`` the cards the player knows are out of play (every card played
+    before, and the up-card when it was turned down)."""
+
+    __slots__ = ("trump", "seat", "card", "trick", "gone", "maker_side", "is_maker",
+                 "last", "led", "follow", "win_seat", "win_power", "partner_winning")
+
+    def __init__(self, trump, seat, card, trick, gone, maker, nactive):
+        self.trump = trump
+        self.seat = seat
+        self.card = card
+        self.trick = trick
+        self.gone = gone
+        self.maker_side = (seat & 1) == (maker & 1)
+        self.is_maker = seat == maker
+        self.last = len(trick) == nactive - 1
+        eff, power = EFFECTIVE_SUIT[trump], POWER[trump]
+        if trick:
+            self.led = eff[trick[0][1]]
+            self.follow = SUIT_MASK[trump][self.led]
+            ws, wp = trick[0][0], power[trick[0][1]]
+            for q, i in trick[1:]:
+                if (eff[i] == trump or eff[i] == self.led) and power[i] > wp:
+                    ws, wp = q, power[i]
+            self.win_seat, self.win_power = ws, wp
+            self.partner_winning = (ws & 1) == (seat & 1)
+        else:
+            self.led = None
+            self.follow = 0
+            self.win_seat, self.win_power, self.partner_winning = None, 0, False
+
+
+def legal_mask(ctx: PlayContext, hand: int) -> int:
+    """The cards of ``hand`` the player may play in ``ctx``."""
+    if ctx.follow and hand & ctx.follow:
+        return hand & ctx.follow
+    return hand
+
+
+def card_features(ctx: PlayContext, hand: int, legal: int, i: int) -> list:
+    """Indices of the features (``PLAY_FEATURES``) that card ``i`` has when played from
+    ``hand`` (the player's cards, ``i`` among them) with ``legal`` its legal cards."""
+    t = ctx.trump
+    eff, power = EFFECTIVE_SUIT[t], POWER[t]
+    s = eff[i]
+    p = power[i]
+    is_trump = s == t
+    suit_mask = SUIT_MASK[t][s]
+    mine = hand & suit_mask
+    outstanding = ~(hand | ctx.gone)
+    top = not (_ABOVE[t][i] & outstanding)
+    lowest_of_suit = not any(power[j] < p for j in _bits(mine))
+    out = []
+    if p == 13:
+        out.append(_F["right bower"])
+    elif p == 12:
+        out.append(_F["left bower"])
+    if is_trump and ctx.maker_side:
+        out.append(_F["trump, maker's side"])
+    if ctx.led is None:
+        if is_trump:
+            out.append(_F["lead trump as maker"] if ctx.maker_side else _F["lead trump as defender"])
+            if top:
+                out.append(_F["lead the top trump"])
+            if (hand & SUIT_MASK[t][t]).bit_count() >= 3:
+                out.append(_F["lead trump holding 3+"])
+        else:
+            if _ACE[i]:
+                out.append(_F["lead an off-suit ace"])
+            elif top:
+                out.append(_F["lead an off-suit top card (not ace)"])
+            if _KING[i] and not top:
+                out.append(_F["lead an off-suit king"])
+            if mine.bit_count() == 1:
+                out.append(_F["lead a singleton"])
+            elif lowest_of_suit:
+                out.append(_F["lead the lowest of a suit"])
+            if _LOW[i]:
+                out.append(_F["lead a low card (9, 10)"])
+            if s == SAME_COLOUR[t]:
+                out.append(_F["lead next (trump's colour)"])
+        return out
+    # Plain cards rank 1-6 and trumps 7-13, so any trump beats a plain winner.
+    wins = (s == t or s == ctx.led) and p > ctx.win_power
+    if s == ctx.led:
+        powers = [power[j] for j in _bits(legal)]
+        if wins:
+            if ctx.partner_winning:
+                out.append(_F["overtake the partner"])
+            else:
+                out.append(_F["win over an opponent"])
+                if not any(q > ctx.win_power and q < p for q in powers):
+                    out.append(_F["cheapest winner"])
+            if ctx.last:
+                out.append(_F["win as last to play"])
+        elif p != min(powers):
+            out.append(_F["follow high without winning"])
+        if p == min(powers):
+            out.append(_F["lowest legal card"])
+        if p == max(powers):
+            out.append(_F["highest legal card"])
+        if top:
+            out.append(_F["top card of the suit"])
+        return out
+    # void in the suit led
+    if is_trump:
+        if wins:
+            if ctx.partner_winning:
+                out.append(_F["trump the partner's trick"])
+            else:
+                out.append(_F["trump in over an opponent"])
+                cheaper = [power[j] for j in _bits(legal & SUIT_MASK[t][t])
+                           if ctx.win_power < power[j] < p]
+                if not cheaper:
+                    out.append(_F["cheapest winning trump"])
+        else:
+            out.append(_F["trump without winning"])
+        return out
+    if mine.bit_count() == 1:
+        out.append(_F["throw a singleton"])
+    elif lowest_of_suit:
+        out.append(_F["throw the lowest of a suit"])
+    if _ACE[i]:
+        out.append(_F["throw an ace"])
+    elif top:
+        out.append(_F["throw a top card"])
+    if _LOW[i]:
+        out.append(_F["throw a low card (9, 10)"])
+    return out
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class PlayModel:
+    """A conditional logit over legal cards: P(card) ∝ exp(Σ weights of its features)."""
+
+    def __init__(self, weights):
+        if len(weights) != N_PLAY:
+            raise ValueError(f"the play model needs {N_PLAY} weights, not {len(weights)}")
+        self.w = tuple(float(x) for x in weights)
+
+    def log_prob(self, ctx: PlayContext, hand: int) -> float:
+        """log P(the card of ``ctx`` | the player held ``hand``), 0 when it was forced."""
+        legal = legal_mask(ctx, hand)
+        if not legal & (1 << ctx.card):
+            return -math.inf
+        if legal.bit_count() == 1:
+            return 0.0
+        w = self.w
+        scores = {}
+        for j in _bits(legal):
+            scores[j] = sum(w[f] for f in card_features(ctx, hand, legal, j))
+        top = max(scores.values())
+        total = sum(math.exp(v - top) for v in scores.values())
+        return scores[ctx.card] - top - math.log(total)
+
+    def draw(self, ctx: PlayContext, hand: int, u: float) -> int:
+        """The card (index) the player chooses from ``hand`` in ``ctx``, drawn with the
+        model's probabilities by the uniform number ``u`` in [0, 1)."""
+        legal = legal_mask(ctx, hand)
+        cards = list(_bits(legal))
+        if len(cards) == 1:
+            return cards[0]
+        w = self.w
+        scores = [sum(w[f] for f in card_features(ctx, hand, legal, j)) for j in cards]
+        top = max(scores)
+        ps = [math.exp(v - top) for v in scores]
+        x = u * sum(ps)
+        for j, p in zip(cards, ps):
+            x -= p
+            if x < 0:
+                return j
+        return cards[-1]
+
+
+def play_contexts(view) -> list:
+    """The public context of every card played so far in ``view``, in order."""
+    trump = view.trump
+    if trump is None:
+        return []
+    maker = SEATS.index(view.maker)
+    nactive = 4 - len(view.sitting_out)
+    gone = 0 if view.dealer_took_upcard else view.upcard.bit
+    out = []
+    tricks = [cards for _, cards, _ in view.tricks] + ([view.trick] if view.trick else [])
+    for cards in tricks:
+        trick: tuple = ()
+        for seat, c in cards:
+            q = SEATS.index(seat)
+            out.append(PlayContext(trump, q, c.index, trick, gone, maker, nactive))
+            trick = trick + ((q, c.index),)
+            gone |= c.bit
+    return out
+
+
+class PlayEvidence:
+    """The cards each seat played in ``view``, ready to be scored against the cards an
+    imagined deal says it holds now (``log_likelihood``)."""
+
+    def __init__(self, model: PlayModel, view):
+        self.model = model
+        self.by_seat: dict = {}
+        for ctx in play_contexts(view):
+            self.by_seat.setdefault(ctx.seat, []).append(ctx)
+
+    def log_likelihood(self, seat: int, hand_now: int) -> float:
+        """log P(every card ``seat`` played | it holds ``hand_now`` now): at each play
+        its hand was ``hand_now`` plus the cards it played from then on."""
+        total = 0.0
+        hand = hand_now
+        for ctx in reversed(self.by_seat.get(seat, ())):
+            hand |= 1 << ctx.card
+            total += self.model.log_prob(ctx, hand)
+        return total
+
+
+def play_log_likelihood(model: PlayModel, contexts, hands_now, skip: int) -> float:
+    """log P(every play in ``contexts``, by every seat but ``skip``) when the seats now
+    hold ``hands_now`` (four bitmasks): each player's hand at a play is what it holds
+    now plus what it has played since."""
+    total = 0.0
+    later = [0, 0, 0, 0]
+    for ctx in reversed(contexts):
+        q = ctx.seat
+        later[q] |= 1 << ctx.card
+        if q != skip:
+            total += model.log_prob(ctx, hands_now[q] | later[q])
+    return total
+
+
+# --------------------------------------------------------------------------- bid model
+
+def _log_sigmoid(x: float) -> float:
+    return -math.log1p(math.exp(-x)) if x > -30 else x
+
+
+class BidModel:
+    """How likely a player is to bid (order, call) or pass, and to go alone, given its
+    hand's estimated tricks: ``curves[(round, seat from the dealer)] = (threshold,
+    width)``, P(bid) = sigmoid((estimate - threshold) / width)."""
+
+    def __init__(self, curves: dict, alone: tuple):
+        from engine.bots.medium import ORDER_AT
+        # Medium's own threshold wherever the fitted data had too few decisions.
+        self.curves = {(r, s): curves.get((r, s), (ORDER_AT, 0.35)) for r in (1, 2) for s in range(4)}
+        self.alone = alone
+
+    def threshold(self, rnd: int, rel: int) -> float:
+        return self.curves[(rnd, rel)][0]
+
+    def log_bid(self, rnd: int, rel: int, est: float, bid: bool) -> float:
+        t, w = self.curves[(rnd, rel)]
+        x = (est - t) / w
+        return _log_sigmoid(x) if bid else _log_sigmoid(-x)
+
+    def log_alone(self, est: float, alone: bool) -> float:
+        t, w = self.alone
+        x = (est - t) / w
+        return _log_sigmoid(x) if alone else _log_sigmoid(-x)
+
+
+class BidEvidence:
+    """The bids and passes of ``view``, seat by seat, ready to be scored against the
+    cards an imagined deal gives each seat (``log_likelihood``)."""
+
+    def __init__(self, model: BidModel, view):
+        self.model = model
+        self.up = view.upcard
+        self.dealer = view.dealer
+        self.forbid = not view.rules.dealer_may_discard_upcard
+        self.trump = view.trump
+        dealer = SEATS.index(view.dealer)
+        stick = view.rules.stick_the_dealer
+        self.by_seat: dict = {}
+        stage = 1
+        for seat, text in view.bids:
+            words = text.split()
+            rel = (SEATS.index(seat) - dealer) % 4
+            if seat != view.seat:
+                self.by_seat.setdefault(seat, []).append((stage, rel, words, stick and rel == 0))
+            if words[0] in ("order", "call"):
+                stage = 3
+            elif stage == 1 and words[0] == "pass" and rel == 0:
+                stage = 2
+
+    def seats(self):
+        return self.by_seat.keys()
+
+    def log_likelihood(self, seat: str, cards) -> float:
+        """log P(``seat``'s bids and passes | it was dealt ``cards``). For a dealer who
+        took the up-card, ``cards`` may be its hand after the discard, up-card included."""
+        from engine.bots.medium import bid_estimate, estimate
+        model, up = self.model, self.up
+        total = 0.0
+        for stage, rel, words, stuck in self.by_seat.get(seat, ()):
+            if stage == 1:
+                if rel == 0 and up in cards:
+                    est = estimate(cards, up.suit)   # already holds the up-card
+                else:
+                    est = bid_estimate(cards, seat, self.dealer, up, up.suit, True, self.forbid)
+                bid = words[0] != "pass"
+                total += model.log_bid(1, rel, est, bid)
+                if bid:
+                    total += model.log_alone(est, len(words) > 1)
+            elif stage == 2:
+                if words[0] == "pass":
+                    best = max(bid_estimate(cards, seat, self.dealer, up, s, False)
+                               for s in SUITS if s != up.suit)
+                    total += model.log_bid(2, rel, best, False)
+                else:
+                    est = bid_estimate(cards, seat, self.dealer, up, words[1], False)
+                    if not stuck:
+                        total += model.log_bid(2, rel, est, True)
+                    total += model.log_alone(est, len(words) > 2)
+            elif words[0] in ("take", "defend"):
+                est = bid_estimate(cards, seat, self.dealer, up, self.trump or up.suit, False)
+                total += model.log_alone(est, True)
+        return total
+
+
+def bid_log_likelihood(model: BidModel, view, dealt: dict) -> float:
+    """log P(the bids and passes seen in ``view``) for the hands of ``dealt`` (seat ->
+    the five cards dealt): each seat but the viewer's is scored by ``model``. A stuck
+    dealer's call says nothing; a lone defender or an overcall is scored like a lone bid."""
+    ev = BidEvidence(model, view)
+    return sum(ev.log_likelihood(seat, dealt[seat]) for seat in ev.seats() if seat in dealt)
