@@ -4,10 +4,11 @@
 2. *Match*: each shortlisted card's template is laid on the view, patch by patch
    (``read.patch_match``); the ones within ``RIVAL_GAP`` of the best are contenders.
 3. *Duels*: every contender meets every other. A red card against a black one is
-   settled by the print's colour where that is clear; otherwise by the close look at
-   the places where the two templates differ (``read.duel``), the challenger laid both
-   ways up. A contender's margin is its worst duel; the contender with the best margin
-   is the candidate.
+   settled by the print's colour where that is clear (a black card only if it also
+   wins the close look: glare pales red print until it passes for black); otherwise by
+   the close look at the places where the two templates differ (``read.duel``), the
+   challenger laid both ways up. A contender's margin is its worst duel; the contender
+   with the best margin is the candidate.
 4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
    by ``MIN_MARGIN``, its print has its suit's colour, and no part of the face differs
    from its template in grey or colour (a finger, a coaster: ``MAX_CELL``,
@@ -37,6 +38,9 @@ INK_RED = 0.5
 """A red card's print shows at least this share of its template's redness ..."""
 INK_BLACK = 0.2
 """... and a black card's at most this share (measured on the red card's print)."""
+PALE_SHAPE = 0.1
+"""Least close-look value by which a black card named by the print's colour must also beat
+the red card (glare pales red print until it passes for black)."""
 MAX_CELL = 1.2
 """Largest mean difference (normalized grey) in any cell of the face: more is a cover."""
 CELLS = (4, 6)
@@ -136,7 +140,18 @@ def read_views(views, deck) -> Reading:
             share = inks[(red, black)]
             if share is not None and (share >= INK_RED or share <= INK_BLACK):
                 duels[(x, y)] = 1.0 if (share >= INK_RED) == bool(deck.red[x]) else -1.0
+                if share <= INK_BLACK and not deck.red[x]:
+                    # Print that looks colourless may be red print paled by a lamp's
+                    # reflection (it adds white light; it never makes black print red):
+                    # the black card must also win the close look.
+                    look = _close_look(x, y)
+                    if look < PALE_SHAPE:
+                        duels[(x, y)] = look
                 return duels[(x, y)]
+        duels[(x, y)] = _close_look(x, y)
+        return duels[(x, y)]
+
+    def _close_look(x, y):
         # x, on the view the way up that suits it, must beat y laid either way up
         # (the way up y matches worse is skipped when it is far worse: it cannot win there).
         view = faces[fine[x][1]].sharp
@@ -147,8 +162,7 @@ def read_views(views, deck) -> Reading:
             values.append(read.duel(view, tx, ty, deck.places(x, y)))
         if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
             values.append(read.duel(view, tx, ty[::-1, ::-1], deck.places(x, y, turned=True)))
-        duels[(x, y)] = min(values)
-        return duels[(x, y)]
+        return min(values)
 
     # Coarse match of each contender both ways up, to know which ways up are worth a duel.
     # How well each card matches the view whole, either way up (to know which ways up

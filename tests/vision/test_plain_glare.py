@@ -1,0 +1,45 @@
+"""A lamp's reflection on a red card pales its print until it passes for black: the card is refused or read right, never named as the black card of its rank."""
+import cv2
+import numpy as np
+import pytest
+
+from bench import vision_sets as vs
+from bench.plain_tuning.scenes import art_deck
+from vision import art
+from vision.plain import recognize_plain
+
+pytestmark = pytest.mark.skipif(not art.art_available(), reason="KDE card art not installed")
+
+RED = ["QD", "KD", "10D", "10H", "9H", "QH", "AD"]
+BLACK = ["QS", "KC", "10S", "9C", "AS", "JS"]
+
+
+def glare_frames(design, seed, cards):
+    """One card alone under a strong lamp's reflection (``glare`` 0.35, the top of the
+    tuning profile's range), on a table and camera of the tuning split."""
+    rng = np.random.default_rng([seed, 3])
+    session = vs.draw_session(rng, "tuning", "cloth", size=(640, 480), design=design)
+    for card in cards:
+        places, _ = vs.frame_placements(session, rng, "alone", cards=[card])
+        frame, _ = vs.compose(session, places, rng, glare=0.35)
+        yield card, frame
+
+
+@pytest.mark.parametrize("seed", [100, 102])
+def test_a_red_card_under_glare_is_never_named_as_a_black_card(seed):
+    # On these frames the print's colour alone named 10H as 10S (seed 100) and AD as AS
+    # (seed 102): the black card must also win the close look at the index.
+    cv2.setNumThreads(1)
+    deck = art_deck("oxygen-white")
+    named = {card: [str(s.card) for s in recognize_plain(frame, deck) if s.card is not None]
+             for card, frame in glare_frames("oxygen-white", seed, RED)}
+    assert all(got in ([], [card]) for card, got in named.items()), named
+
+
+def test_black_cards_under_the_same_glare_are_still_read():
+    # The close look asked of a black card named by the print's colour costs no read here.
+    cv2.setNumThreads(1)
+    deck = art_deck("oxygen-white")
+    named = {card: [str(s.card) for s in recognize_plain(frame, deck) if s.card is not None]
+             for card, frame in glare_frames("oxygen-white", 102, BLACK)}
+    assert named == {card: [card] for card in BLACK}
