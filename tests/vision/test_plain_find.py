@@ -68,3 +68,48 @@ def test_the_smallest_card_looked_for_is_kept_to():
     frame, _, _ = scene([place("9D", "N", 0)], seed=9, cloth="red", px_per_mm=0.5)   # a 44 px card
     assert find_outlines(frame, ASPECT) == []
     assert len(find_outlines(frame, ASPECT, min_long=30)) == 1
+
+
+def _rounded_card(angle: float, long_px: float, radius: float, size=(640, 480)):
+    """A plain white card with rounded corners (``radius``, a fraction of its long side),
+    turned by ``angle`` degrees on a dark ground (the reader window's guide), drawn at 4x
+    and shrunk so that its edges are smooth; and its true corners."""
+    s, (w, h) = 4, size
+    big = np.full((h * s, w * s, 3), 22, np.uint8)
+    half_l, half_w, r = long_px * s / 2, long_px * 0.73 * s / 2, radius * long_px * s
+    arc = np.radians(np.linspace(0, 90, 20))
+    pts = np.concatenate([np.stack([cx + r * np.cos(arc + np.radians(a0)), cy + r * np.sin(arc + np.radians(a0))], 1)
+                          for cx, cy, a0 in ((half_l - r, half_w - r, 0), (-half_l + r, half_w - r, 90),
+                                             (-half_l + r, -half_w + r, 180), (half_l - r, -half_w + r, 270))])
+    c, si = np.cos(np.radians(angle)), np.sin(np.radians(angle))
+    turn = np.array([[c, si], [-si, c]])
+    centre = np.array([w * s / 2, h * s / 2])
+    cv2.fillPoly(big, [np.round((pts @ turn + centre) * 16).astype(np.int32)], (245, 245, 245), cv2.LINE_AA, shift=4)
+    corners = np.array([(half_l, half_w), (-half_l, half_w), (-half_l, -half_w), (half_l, -half_w)]) @ turn + centre
+    return cv2.resize(big, size, interpolation=cv2.INTER_AREA), corners / s
+
+
+@pytest.mark.parametrize("angle", [0.0, 4.0, 13.0, 30.0, 44.0])
+def test_a_large_card_with_wide_rounded_corners_is_found(angle):
+    # Seen large (the reader window's camera, a hand's width under the card), a card's
+    # rounded corner is wider than the tolerance the edge blob's hull is simplified with:
+    # a side of the simplified hull ended on a corner's arc, tilted more than the
+    # refinement turns a side, and the card was not found at all.
+    frame, corners = _rounded_card(angle, long_px=320, radius=0.075)
+    outlines = find_outlines(frame, 0.73)
+    assert len(outlines) == 1
+    assert corner_error(outlines[0].corners, corners) < 1.5
+
+
+@pytest.mark.parametrize("angle", [0.0, 20.0])
+def test_a_large_card_with_a_dark_rim_on_a_dark_ground_is_found(angle):
+    # The rim's outer edge (black on the dark guide) is weak, its inner edge (black on
+    # white) strong: a rough outline on the outer edge finds the strong step at the very
+    # end of the refinement's reach, which must hold the side there (it used to drop it).
+    frame, corners = _rounded_card(angle, long_px=360, radius=0.04)
+    inner, _ = _rounded_card(angle, long_px=352, radius=0.04)
+    frame = np.where(frame > 100, 10, frame).astype(np.uint8)       # the card black...
+    frame = np.where(inner > 100, inner, frame).astype(np.uint8)    # ...but a 4 px rim
+    outlines = find_outlines(frame, 0.73)
+    assert len(outlines) == 1
+    assert corner_error(outlines[0].corners, corners) < 6.5     # on the rim's outer or inner edge

@@ -323,15 +323,21 @@ def refine(colour: np.ndarray, quads: np.ndarray, reach: float, n: int = 20,
     near = np.clip(np.round(line).astype(np.int64), 1, k - 2)
     cand = np.stack([near - 1, near, near + 1], axis=-1)
     j = np.take_along_axis(cand, np.take_along_axis(st, cand, 3).argmax(-1)[..., None], -1)[..., 0]
-    j = np.clip(j, 1, k - 2)
-    y0 = np.take_along_axis(st, (j - 1)[..., None], 3)[..., 0]
-    y1 = np.take_along_axis(st, j[..., None], 3)[..., 0]
-    y2 = np.take_along_axis(st, (j + 1)[..., None], 3)[..., 0]
+    # A step at the very end of the search (a dark rim's inner edge, ``reach`` inside a
+    # rough outline laid on the rim's outer edge) stays where it is, weighted by its own
+    # strength: moved one sample in, it would weigh nothing and the side would be lost.
+    at_end = (j < 1) | (j > k - 2)
+    jc = np.clip(j, 1, k - 2)
+    y0 = np.take_along_axis(st, (jc - 1)[..., None], 3)[..., 0]
+    y1 = np.take_along_axis(st, jc[..., None], 3)[..., 0]
+    y2 = np.take_along_axis(st, (jc + 1)[..., None], 3)[..., 0]
     den = y0 - 2 * y1 + y2
     safe = np.where(np.abs(den) > 1e-6, den, 1.0)
     sub = np.clip(np.where(np.abs(den) > 1e-6, 0.5 * (y0 - y2) / safe, 0.0), -0.5, 0.5)
+    sub = np.where(at_end, 0.0, sub)
+    weight = np.take_along_axis(st, j[..., None], 3)[..., 0]
     pts = base + normal[:, :, None, :] * (offsets[0] + j + sub)[..., None]
-    return _corners_of_lines(pts, y1)
+    return _corners_of_lines(pts, weight)
 
 
 def _corners_of_lines(pts: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -384,10 +390,11 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) 
     return frac.min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
 
 
-def _hull_quad(hull: np.ndarray) -> Optional[np.ndarray]:
+def _hull_quad(hull: np.ndarray, points: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
     """The quadrilateral a convex hull reduces to (the crossings of the lines through
     its four longest sides, so that cut or rounded corners do not matter), or None when
-    the hull is no quadrilateral."""
+    the hull is no quadrilateral. Given the outline's ``points`` (N, 2), each side's
+    line is fitted to the points along the middle of that side."""
     peri = cv2.arcLength(hull, True)
     poly = cv2.approxPolyDP(hull, 0.01 * peri, True).reshape(-1, 2).astype(np.float32)
     if len(poly) < 4:
@@ -398,6 +405,22 @@ def _hull_quad(hull: np.ndarray) -> Optional[np.ndarray]:
     if length[four].sum() < 0.75 * peri:
         return None
     lines = [(poly[k], (nxt[k] - poly[k]) / length[k]) for k in four]
+    if points is not None:
+        # The simplified hull may end a side on the arc of a rounded corner (a large
+        # card's corner is wider than the simplification's tolerance): the side is then
+        # tilted by more than ``refine`` can turn it. The straight middle of the side
+        # gives its true line.
+        pts = points.reshape(-1, 2).astype(np.float32)
+        for n, k in enumerate(four):
+            p, d = lines[n]
+            rel = pts - p
+            along = rel @ d
+            across = rel @ np.array([-d[1], d[0]], np.float32)
+            near = (along > 0.15 * length[k]) & (along < 0.85 * length[k]) & (np.abs(across) <= 0.01 * peri + 2)
+            if near.sum() >= 10:
+                vx, vy, x0, y0 = cv2.fitLine(pts[near], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+                e = np.array([vx, vy], np.float32)
+                lines[n] = (np.array([x0, y0], np.float32), e if e @ d >= 0 else -e)
     q = np.empty((4, 2), np.float32)
     for k in range(4):
         (p, d), (r, e) = lines[k - 1], lines[k]
@@ -483,12 +506,12 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         # seam running to the frame's edge) goes, and what is left is looked at.
         cv2.drawContours(sub, cs, -1, 1, -1)
         sub = cv2.morphologyEx(sub, cv2.MORPH_OPEN, OPEN_KERNEL)
-        cs, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(int(x), int(y)))
+        cs, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(int(x), int(y)))
         for c in cs:
             cx, cy, cw, ch = cv2.boundingRect(c)
             if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
                 continue    # small, or cut by the frame's edge: not one whole card
-            q = _hull_quad(cv2.convexHull(c))
+            q = _hull_quad(cv2.convexHull(c), c)
             if q is not None:
                 rough.append(q / scale)
                 owner.append(i)
