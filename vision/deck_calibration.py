@@ -380,6 +380,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                 elif seen_empty:
                     unseen += 1
                 continue
+            if hinted:
+                unseen = 0                     # found now and then: the hints hold
             if not seen_empty or len(outlines) != 1:
                 recent = []
                 continue                       # the previous card still lies there, or two cards
@@ -412,18 +414,27 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     # A second look at each card, now that the deck's shape and size are known (the
     # medians): a card first cut short by a line of its own picture (its face's frame), or
     # taken with a line of the table for its edge, is seen whole.
-    aspect, size = shape_and_size()
-    for n, (card, kept) in enumerate(crops.items()):
-        better = _second_look([_uncrop(c) for c, _ in kept], aspect, size * frame_h[0], blind=n < 2,
+    def second_look(card: Card, blind: bool = False) -> None:
+        kept = crops[card]
+        better = _second_look([_uncrop(c) for c, _ in kept], aspect, size * frame_h[0], blind=blind,
                               tables=[_TableAround(_uncrop(t, grey=True)) for _, t in kept],
                               odd=odd(card, aspect, size), with_size=True)
         if better is not None:
             faces[card], sizes[card] = better[0], better[1] / frame_h[0]
+
+    aspect, size = shape_and_size()
+    for n, card in enumerate(list(crops)):
+        second_look(card, blind=n < 2)
     # A face still not of the deck's shape and size was cut at another outline than the
-    # card's: its template would not tell the card from its look-alikes. It is taken again.
+    # card's: its template would not tell the card from its look-alikes. It is taken again
+    # (and looked at again), at most ``RETAKES`` times.
     aspect, size = shape_and_size()
     for card in [c for c in faces if odd(c, aspect, size)]:
-        take(card, again=True)
+        for _ in range(RETAKES):
+            take(card, again=True)
+            second_look(card)
+            if not odd(card, aspect, size):
+                break
     retaken = set()
     while True:
         aspect, size = check_shapes(faces, sizes)
@@ -450,9 +461,11 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
 
 SECOND_LOOK = 3
 """Still frames of each card kept (around the card) for the second look."""
+RETAKES = 2
+"""Times a card whose face is not of the deck's shape and size is asked for again."""
 HINT_PATIENCE = 8
-"""Frames in which something lies on the table but no card is found with the shape and
-size of the cards taken so far, before the card is looked for without them."""
+"""Frames in a row in which something lies on the table but no card is found with the
+shape and size of the cards taken so far, before the card is looked for without them."""
 
 
 def _crop(frame: np.ndarray, q: np.ndarray, table: TableModel) -> tuple:
