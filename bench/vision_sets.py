@@ -452,23 +452,42 @@ class LiveCalibration:
         self.messages.append(message)
         self.asked += 1
 
+    def _wanted(self, now: int):
+        """The card the reader asked for in its ``now``-th request: the one its message
+        names ("... (9S) ..."), else the next of ``cards``."""
+        import re
+        from engine.cards import Card, CardError
+        m = re.search(r"\((10|[9JQKA])([SHDC])\)", self.messages[now - 1]) if now <= len(self.messages) else None
+        if m:
+            try:
+                return Card(m.group(1) + m.group(2))
+            except CardError:
+                pass
+        return self.cards[now - 1] if now <= len(self.cards) else None
+
     def __iter__(self):
         from vision.synth import compose_scene
         empty = compose_scene([], size=self.session.size, rng=self.rng, **self.session.conditions())
         waited = 0
+        served = 0
         while True:
-            if self.asked == 0 or self.asked > len(self.cards):
+            if self.asked == served:
+                # Nothing new asked for: the empty table, until the reader asks (the first
+                # card) or stops asking (the camera stops after ``patience`` frames).
                 for _ in range(self.gap):
                     self.frames += 1
                     waited += 1
                     yield empty.shoot(self.rng)[0]
-                if self.asked == 0 and waited < self.patience:
+                if self.asked == served and waited < (self.patience if served == 0 else self.patience // 4):
                     continue
-                if 0 < self.asked <= len(self.cards):
-                    continue           # asked for the first card during these frames
+                if self.asked > served:
+                    continue           # asked for a card during these frames
                 return
-            now = self.asked
-            card = self.cards[now - 1]
+            waited = 0
+            now = served = self.asked
+            card = self._wanted(now)
+            if card is None:
+                return
             for _ in range(self.gap):
                 self.frames += 1
                 yield empty.shoot(self.rng)[0]

@@ -183,26 +183,50 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
     return build_deck(faces, name=name or folder.name, card_px=size)
 
 
-def _second_look(frames: list, aspect: float, size_px: float, blind: bool = False) -> Optional[np.ndarray]:
+def _second_look(frames: list, aspect: float, size_px: float, blind: bool = False,
+                 tables: Optional[list] = None, odd: bool = False, with_size: bool = False):
     """The card's face found again in its frames (or crops of them) with the deck's shape
     and size known, when that finds it larger than the first look did, around the first
     outline (cut short by a line of its own picture), in every frame; else None. With
     ``blind`` (a card taken before the deck's shape was known), whenever it is found
-    alone in every frame."""
+    alone in every frame; with ``odd`` (a face whose shape is not the deck's: cut at a
+    line of its picture or of the table), whenever it is found alone with the deck's
+    shape in every frame. ``tables``: the empty table's edges around the card in each
+    frame (``_TableAround``), so that the mat's lines are not taken for the card's.
+    ``with_size``: ``(face, long side in px)`` instead of the face."""
     from vision.plain import SIZE_RANGE
-    from vision.plain.find import _overlap, find_outlines, top_level
+    from vision.plain.find import _overlap, find_outlines, quad_shape, top_level
     runs = []
-    for frame in frames:
-        first = top_level(find_outlines(frame, None))
+    for k, frame in enumerate(frames):
+        table = tables[k] if tables else None
+        first = top_level(find_outlines(frame, None, table=table))
         again = top_level(find_outlines(frame, aspect, sizes=(size_px,), min_long=SIZE_RANGE[0] * size_px,
-                                        max_long=SIZE_RANGE[1] * size_px))
-        if len(first) != 1 or len(again) != 1:
+                                        max_long=SIZE_RANGE[1] * size_px, table=table))
+        if len(again) != 1:
             return None
-        a, b = first[0], again[0]
-        if not blind and not (b.area > 1.05 * a.area and _overlap(a.corners, b.corners) > 0.95):
-            return None
+        b = again[0]
+        if odd:
+            if abs(float(quad_shape(b.corners[None])[0][0]) / aspect - 1) > ODD_SHAPE \
+                    or abs(b.long_side / size_px - 1) > ODD_SIZE:
+                return None
+        elif not blind:
+            if len(first) != 1:
+                return None
+            a = first[0]
+            if not (b.area > 1.05 * a.area and _overlap(a.corners, b.corners) > 0.95):
+                return None
         runs.append((frame, b.corners))
-    return _average_face(runs) if runs else None
+    if not runs:
+        return None
+    face = _average_face(runs)
+    return (face, float(np.median([_long_side(q) for _, q in runs]))) if with_size else face
+
+
+ODD_SHAPE = 0.04
+"""A face whose width/height differs from the deck's by more than this fraction was not
+cut at the card's own outline (the faces of one pass through one camera agree closely)."""
+ODD_SIZE = 0.06
+"""Likewise a card whose long side differs from the deck's by more than this fraction."""
 
 
 def fresh_views(folder, deck: PlainDeck, rng=0) -> dict:
@@ -256,16 +280,23 @@ def _altered(img: np.ndarray, rng) -> np.ndarray:
 
 def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = None) -> dict:
     """Read each card's fresh views: ``{"ok": [cards read back as themselves], "bad":
-    {card: what was read instead}, "wrong": {card: the other card named}, "margins":
-    {card: (closest rival, margin)}}``. A deck that names another card for one of its
-    own is not to be played with; one that refuses a card there reads it less often."""
-    ok, bad, wrong, margins = [], {}, {}, {}
+    {card: what was read instead}, "wrong": {card: the other card named}, "confused":
+    {card: the other card guessed, where the card was refused}, "margins": {card:
+    (closest rival, margin)}}``. A deck that names another card for one of its own is
+    not to be played with, nor one that takes it for another card and refuses only by
+    a margin (live calibration takes such a card again); one that refuses a card
+    otherwise reads it less often."""
+    ok, bad, wrong, confused, margins = [], {}, {}, {}, {}
     for card, frames in views.items():
         card = Card(card)
         results = []
         for frame in frames:
             seen = recognize_plain(frame, deck, table=table)
             named = [s for s in seen if s.card is not None]
+            if not named:
+                guesses = [str(s.guess) for s in seen if s.guess is not None and s.guess != card]
+                if guesses and not any(s.guess == card for s in seen):
+                    confused[card] = ", ".join(guesses)
             if [s.card for s in named] == [card]:
                 s = named[0]
                 rival = (s.detail or {}).get("rival")
@@ -283,7 +314,7 @@ def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = No
             bad[card] = failed[0]
         else:
             ok.append(card)
-    return {"ok": ok, "bad": bad, "wrong": wrong, "margins": margins}
+    return {"ok": ok, "bad": bad, "wrong": wrong, "confused": confused, "margins": margins}
 
 
 def close_pairs(check: dict, count: int = 5) -> list:
@@ -309,7 +340,10 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     frames, straightened from each of those frames and averaged; the next
     ``CHECK_FRAMES`` frames are kept to check the deck on (the card must be read in each).
     Between two cards the table must be seen empty, so that the same card is never
-    taken twice."""
+    taken twice. After the pass each card is looked at again with the deck's shape and
+    size known; a card whose face still has another shape or size, or that the check
+    reads as another card (or refuses, guessing another card), is asked for again
+    (``announce`` names it: "show the ... (JD) again, ..."), once."""
     it = iter(frames)
     table = TableModel()
 
@@ -321,24 +355,33 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         return frame
 
     faces, sizes, views, crops = {}, {}, {}, {}
-    frame_h = 1
-    # The first frames are the empty table (the caller says so to the user before
-    # starting: nothing is announced until the first card is asked for).
-    for _ in range(EMPTY_FRAMES):
-        table.learn(next_frame("learning the empty table"))
-    for card in cards:
-        card = Card(card)
-        announce(f"show the {card.name} ({card}) alone, face up")
+    frame_h = [1]
+
+    def take(card: Card, again: bool = False) -> None:
+        """Ask for the card and take it once it lies still (see above)."""
+        announce(f"show the {card.name} ({card}) {'again, ' if again else ''}alone, face up")
         seen_empty = False
         recent = []
+        unseen = 0
+        others = {c: f for c, f in faces.items() if c != card}
+        other_sizes = {c: v for c, v in sizes.items() if c != card}
         while True:
             frame = next_frame(f"waiting for the {card.name}")
-            outlines = _outlines_alone(frame, table, _size_hint(sizes, frame), _aspect_hint(faces))
+            # The hints come from the cards taken so far; should those have been taken
+            # wrongly (a mat's box around the card), a card that lies there and is not
+            # found with them for a while is looked for without them.
+            hinted = unseen < HINT_PATIENCE
+            outlines = _outlines_alone(frame, table, _size_hint(other_sizes, frame) if hinted else None,
+                                       _aspect_hint(others) if hinted else None)
             if not outlines:
                 if _table_clear(table, frame):
-                    seen_empty, recent = True, []
+                    seen_empty, recent, unseen = True, [], 0
                     table.foreground(frame)    # the table, followed as the light changes
+                elif seen_empty:
+                    unseen += 1
                 continue
+            if hinted:
+                unseen = 0                     # found now and then: the hints hold
             if not seen_empty or len(outlines) != 1:
                 recent = []
                 continue                       # the previous card still lies there, or two cards
@@ -348,46 +391,127 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                 break
         faces[card] = _average_face(still)
         sizes[card] = float(np.median([_long_side(q) for _, q in still])) / still[0][0].shape[0]
-        crops[card] = [_crop(f, q) for f, q in still[-SECOND_LOOK:]]
+        crops[card] = [_crop(f, q, table) for f, q in still[-SECOND_LOOK:]]
         # The next frames (the card still lying there, the sensor's noise new) are the
         # views the deck is checked on: the reader must read the card in each.
         views[card] = [_jpeg(next_frame(f"checking the {card.name}")) for _ in range(CHECK_FRAMES)]
-        frame_h = still[0][0].shape[0]
-    aspect, size = check_shapes(faces, sizes)
-    # A second look at each card, now that the deck's shape and size are known: a card
-    # first cut short by a line of its own picture (its face's frame) is seen whole.
-    for n, (card, kept) in enumerate(crops.items()):
-        better = _second_look([_uncrop(c) for c in kept], aspect, size * frame_h, blind=n < 2)
+        frame_h[0] = still[0][0].shape[0]
+
+    def odd(card: Card, aspect: float, size: float) -> bool:
+        return abs(faces[card].shape[1] / faces[card].shape[0] / aspect - 1) > ODD_SHAPE \
+            or abs(sizes[card] / size - 1) > ODD_SIZE
+
+    def shape_and_size():
+        return (float(np.median([f.shape[1] / f.shape[0] for f in faces.values()])),
+                float(np.median(list(sizes.values()))))
+
+    # The first frames are the empty table (the caller says so to the user before
+    # starting: nothing is announced until the first card is asked for).
+    for _ in range(EMPTY_FRAMES):
+        table.learn(next_frame("learning the empty table"))
+    for card in cards:
+        take(Card(card))
+    # A second look at each card, now that the deck's shape and size are known (the
+    # medians): a card first cut short by a line of its own picture (its face's frame), or
+    # taken with a line of the table for its edge, is seen whole.
+    def second_look(card: Card, blind: bool = False) -> None:
+        kept = crops[card]
+        better = _second_look([_uncrop(c) for c, _ in kept], aspect, size * frame_h[0], blind=blind,
+                              tables=[_TableAround(_uncrop(t, grey=True)) for _, t in kept],
+                              odd=odd(card, aspect, size), with_size=True)
         if better is not None:
-            faces[card] = better
-    _, size = check_shapes(faces, sizes)
-    deck = build_deck(faces, name=name, card_px=size)
-    views = {c: [_unjpeg(f) for f in v] for c, v in views.items() if v}
-    deck.check = self_check(deck, views, table=_frozen(table))
-    if deck.check["wrong"]:
+            faces[card], sizes[card] = better[0], better[1] / frame_h[0]
+
+    aspect, size = shape_and_size()
+    for n, card in enumerate(list(crops)):
+        second_look(card, blind=n < 2)
+    # A face still not of the deck's shape and size was cut at another outline than the
+    # card's: its template would not tell the card from its look-alikes. It is taken again
+    # (and looked at again), at most ``RETAKES`` times.
+    aspect, size = shape_and_size()
+    for card in [c for c in faces if odd(c, aspect, size)]:
+        for _ in range(RETAKES):
+            take(card, again=True)
+            second_look(card)
+            if not odd(card, aspect, size):
+                break
+    retaken = set()
+    while True:
+        aspect, size = check_shapes(faces, sizes)
+        deck = build_deck(faces, name=name, card_px=size)
+        check = self_check(deck, {c: [_unjpeg(f) for f in v] for c, v in views.items() if v},
+                           table=_frozen(table))
+        deck.check = check
+        # A card named as another, or refused with another card as the best guess: the
+        # deck does not tell them apart (a face taken badly). Taken again, once.
+        again = [c for c in faces if (c in check["wrong"] or c in check["confused"]) and c not in retaken]
+        if not again:
+            break
+        for card in again:
+            take(card, again=True)
+            retaken.add(card)
+    if check["wrong"] or check["confused"]:
+        told = {**{c: f"guessed as {g}" for c, g in check["confused"].items()},
+                **{c: f"read as {w}" for c, w in check["wrong"].items()}}
         raise CalibrationError("these cards were read as other cards from later frames: "
-                               + "; ".join(f"{c} (read as {why})" for c, why in deck.check["wrong"].items())
+                               + "; ".join(f"{c} ({why})" for c, why in told.items())
                                + ": calibrate again, each card flat, alone and still")
     return deck, faces
 
 
 SECOND_LOOK = 3
 """Still frames of each card kept (around the card) for the second look."""
+RETAKES = 2
+"""Times a card whose face is not of the deck's shape and size is asked for again."""
+HINT_PATIENCE = 8
+"""Frames in a row in which something lies on the table but no card is found with the
+shape and size of the cards taken so far, before the card is looked for without them."""
 
 
-def _crop(frame: np.ndarray, q: np.ndarray) -> bytes:
-    """The card's neighbourhood in a frame, kept small (PNG) until the second look."""
+def _crop(frame: np.ndarray, q: np.ndarray, table: TableModel) -> tuple:
+    """The card's neighbourhood in a frame and the empty table's edges still seen there
+    (frame pixels), kept small (PNG) until the second look."""
     long_side = _long_side(q)
     x0, y0 = np.floor(q.min(axis=0) - 0.4 * long_side).astype(int)
     x1, y1 = np.ceil(q.max(axis=0) + 0.4 * long_side).astype(int)
     h, w = frame.shape[:2]
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-    ok, buf = cv2.imencode(".png", frame[y0:y1, x0:x1])
-    return buf.tobytes()
+    edges = table.table_edges(frame)
+    if edges is None:
+        edges = np.zeros((h, w), np.uint8)
+    scale = edges.shape[1] / w
+    around = edges[int(y0 * scale):int(np.ceil(y1 * scale)), int(x0 * scale):int(np.ceil(x1 * scale))]
+    around = cv2.resize(around, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
+    if scale < 1:
+        grow = int(np.ceil(1 / scale))
+        around = cv2.dilate(around, np.ones((grow, grow), np.uint8))
+    return (cv2.imencode(".png", frame[y0:y1, x0:x1])[1].tobytes(),
+            cv2.imencode(".png", around)[1].tobytes())
 
 
-def _uncrop(data: bytes) -> np.ndarray:
-    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+def _uncrop(data: bytes, grey: bool = False) -> np.ndarray:
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR)
+
+
+class _TableAround:
+    """The empty table's edges around a card, as they were seen in the frame the card was
+    taken from: a table model for a second look at the crop (``find_outlines(table=...)``)."""
+
+    ready = True
+
+    def __init__(self, edges: np.ndarray):
+        self.edges = edges
+
+    def table_edges(self, frame: Optional[np.ndarray] = None) -> np.ndarray:
+        if frame is None:
+            return self.edges
+        from vision.plain.find import WORK_WIDTH
+        h, w = frame.shape[:2]
+        scale = min(1.0, WORK_WIDTH / w)
+        size = (int(round(w * scale)), int(round(h * scale)))
+        if size == (self.edges.shape[1], self.edges.shape[0]):
+            return self.edges
+        return cv2.resize(self.edges, size, interpolation=cv2.INTER_NEAREST)
 
 
 def _jpeg(frame: np.ndarray) -> bytes:

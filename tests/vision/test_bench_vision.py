@@ -81,6 +81,21 @@ def test_the_live_calibration_pass_shows_the_card_the_reader_asks_for(need_art):
     assert len(list(it)) == 1                      # nobody asks again: the camera stops
 
 
+def test_the_live_calibration_pass_shows_a_card_again_when_the_reader_names_it(need_art):
+    rng = np.random.default_rng(2)
+    s = vs.draw_session(rng, "tuning", "cloth", size=(320, 240), design="standard")
+    cam = vs.LiveCalibration(s, rng, cards=["JH", "9C"], patience=3, gap=2)
+    it = iter(cam)
+    cam.announce("show the jack of hearts (JH) alone, face up")
+    [next(it) for _ in range(4)]
+    cam.announce("show the nine of clubs (9C) alone, face up")
+    [next(it) for _ in range(4)]
+    cam.announce("show the jack of hearts (JH) again, alone, face up")
+    [next(it) for _ in range(4)]
+    assert [str(c) for c, _ in cam.shown] == ["JH", "9C", "JH"]
+    assert len(list(it)) == 1                      # nobody asks again: the camera stops
+
+
 def test_a_small_session_is_calibrated_through_the_camera_and_read_without_a_wrong_card(need_art):
     # The bar of the benchmark, in small: 6 cards calibrated live on a tuning cloth,
     # then frames of the trick and of a hand. Reading may refuse; naming wrongly fails.

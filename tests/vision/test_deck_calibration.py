@@ -194,3 +194,50 @@ def test_live_calibration_says_when_the_camera_stops():
     frames = list(_camera([Card("9S")]))
     with pytest.raises(CalibrationError, match="stopped while waiting for the jack of hearts.*1 of 2"):
         calibrate_live(frames, announce=lambda m: None, stable=4, cards=["9S", "JH"])
+
+
+def _asking_camera(said, cut=(), still=12, cut_by=0.12, seed=5):
+    """A camera's frames during a live pass that shows the card each request names (as
+    a person would): the empty table, then the card alone and still until the next
+    request; the camera stops when nothing more is asked. A card in ``cut`` is, the
+    first time, shown with a band of its side hidden (taken at the wrong outline)."""
+    import re
+    rng = np.random.default_rng(seed)
+    _, empty, _ = scene([place("9S", (210, 150), 0)], seed=seed, cloth="green", markers=False)
+    noisy = lambda img: np.clip(img + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)  # noqa: E731
+    for _ in range(6):
+        yield noisy(empty)
+    served, shown = 0, set()
+    while served < len(said):
+        served = len(said)
+        card = re.search(r"\((\w+)\)", said[-1]).group(1)
+        frame, _, truth = scene([place(card, *SPOTS[served % len(SPOTS)])], seed=seed, cloth="green",
+                                markers=False)
+        if card in cut and card not in shown:
+            q = np.asarray(truth[0]["corners"], np.float32)
+            band = np.array([q[0], q[0] + cut_by * (q[1] - q[0]), q[3] + cut_by * (q[2] - q[3]), q[3]])
+            mask = np.zeros(frame.shape[:2], np.uint8)
+            cv2.fillConvexPoly(mask, np.round(band).astype(np.int32), 1)
+            frame = np.where(mask[:, :, None] > 0, empty, frame)
+        shown.add(card)
+        for _ in range(2):
+            yield noisy(empty)
+        for _ in range(still):
+            if len(said) != served:
+                break
+            yield noisy(frame)
+
+
+@needs_art
+def test_live_calibration_takes_a_card_again_when_its_face_is_not_the_decks_shape():
+    # The jack of diamonds is first seen with a band of its side hidden, as when a line
+    # of the mat is taken for its edge: its face is narrower than the deck's, and its
+    # template would not tell it from its look-alikes. It is asked for again.
+    cards = [Card("9S"), Card("JH"), Card("AC"), Card("JD"), Card("KS")]
+    said = []
+    deck, faces = calibrate_live(_asking_camera(said, cut={"JD"}), announce=said.append, stable=4,
+                                 cards=cards)
+    assert said[-1] == "show the jack of diamonds (JD) again, alone, face up"
+    jd = faces[Card("JD")]
+    assert jd.shape[1] / jd.shape[0] == pytest.approx(deck.aspect, rel=0.04)
+    assert sorted(deck.check["ok"]) == sorted(cards) and not deck.check["confused"]
