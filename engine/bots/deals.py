@@ -56,11 +56,11 @@ def void_masks(view) -> list:
     return out
 
 
-def sample_play(view, rng, tries: int = 30) -> Optional[list]:
-    """Four bitmasks of the cards each active seat holds now, this seat's own exactly and
-    the others drawn from the unseen cards, respecting shown voids and the dealer's
-    up-card. Seats sitting out hold 0. None if no consistent deal was found (possible
-    only after a revoke the table did not catch)."""
+def _constraints(view):
+    """What every deal drawn for ``view`` must respect: ``(pool, voids, variants)``, the
+    unseen cards as a bitmask, each seat's shown voids, and ``(fixed, need)`` pairs (the
+    cards each seat surely holds, how many more it holds), the dealer holding the taken
+    up-card first."""
     me = _idx(view.seat)
     own = mask_of(view.cards)
     played = played_masks(view)
@@ -87,6 +87,15 @@ def sample_play(view, rng, tries: int = 30) -> Optional[list]:
         pinned[dealer] |= up.bit
         pneed[dealer] -= 1
         variants.insert(0, (pinned, pneed))
+    return pool, voids, variants
+
+
+def sample_play(view, rng, tries: int = 30) -> Optional[list]:
+    """Four bitmasks of the cards each active seat holds now, this seat's own exactly and
+    the others drawn from the unseen cards, respecting shown voids and the dealer's
+    up-card. Seats sitting out hold 0. None if no consistent deal was found (possible
+    only after a revoke the table did not catch)."""
+    pool, voids, variants = _constraints(view)
     for fixed, counts in variants:
         hands = _assign(rng, pool, fixed, counts, voids, tries)
         if hands is not None:
@@ -202,30 +211,7 @@ class PlaySampler:
     and each draw works on short lists of card numbers (five times faster)."""
 
     def __init__(self, view, tries: int = 30):
-        me = _idx(view.seat)
-        own = mask_of(view.cards)
-        played = played_masks(view)
-        all_played = played[0] | played[1] | played[2] | played[3]
-        out = {_idx(s) for s in view.sitting_out}
-        dealer = _idx(view.dealer)
-        up = view.upcard
-        pool = FULL & ~own & ~all_played & ~up.bit
-        if view.discard is not None:
-            pool &= ~view.discard.bit
-        base = [0, 0, 0, 0]
-        base[me] = own
-        need = [0, 0, 0, 0]
-        for p in range(4):
-            if p != me and p not in out:
-                need[p] = 5 - bin(played[p]).count("1")
-        voids = void_masks(view)
-        variants = [(base, need)]
-        if (view.dealer_took_upcard and dealer != me and dealer not in out
-                and not all_played & up.bit and need[dealer] > 0):
-            pinned, pneed = list(base), list(need)
-            pinned[dealer] |= up.bit
-            pneed[dealer] -= 1
-            variants.insert(0, (pinned, pneed))
+        pool, voids, variants = _constraints(view)
         self.tries = tries
         self.pool = [c.index for c in cards_of(pool)]
         self.voids = voids
