@@ -307,7 +307,11 @@ def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = No
                 others = [str(s.card) for s in named if s.card != card]
                 if others:
                     wrong[card] = ", ".join(others)
-                why = (others or [s.reason for s in seen if s.reason] or ["no card found"])
+                # A refusal names the card it was about: say so when that was another card
+                # ("not clearly told from AS" said of a view of the ace of spades misleads).
+                why = (others or [(f"taken for {s.guess}, {s.reason}"
+                                   if s.guess is not None and s.guess != card else s.reason)
+                                  for s in seen if s.reason] or ["no card found"])
                 results.append(", ".join(why))
         failed = [r for r in results if r is not None]
         if failed:
