@@ -71,29 +71,37 @@ scanner: the board's card scanner; rack: the old face-up rack under the overhead
 (practice games only: everyone sees the computer's cards)."""
 
 
+def read_toml(path, error: Optional[type] = None, what: str = "the configuration file",
+              example: str = "examples/table.toml") -> dict:
+    """A TOML configuration file as a dict; ``error`` (ConfigError by default) says in one
+    line what is wrong with it: missing, a folder, far too big, not UTF-8 text, not TOML,
+    unreadable. The table's and the hall's files are read by this one function."""
+    error = error or ConfigError
+    path = Path(path)
+    if path.is_dir():
+        raise error(f"{path} is a folder: give {what} (a .toml file; see {example})")
+    try:
+        if path.stat().st_size > 1 << 20:
+            raise error(f"{path}: {path.stat().st_size:,} bytes is far too big for a "
+                        "configuration file: is it the right file?")
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise error(f"{path}: no such configuration file (see {example})") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not a text file in UTF-8 (byte {exc.start} is not): save "
+                    "the configuration as UTF-8 text, or check that it is the right file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot be read: {exc.strerror or exc}") from None
+
+
 def load_config(path) -> TableConfig:
     """Read and check a TOML configuration file.
 
     Raises ConfigError naming the file and key: unknown sections and keys are refused,
     not ignored, so that a misspelt key cannot silently fall back to a default."""
-    path = Path(path)
-    if path.is_dir():
-        raise ConfigError(f"{path} is a folder: give the configuration file (a .toml file; "
-                          "see examples/table.toml)")
-    try:
-        if path.stat().st_size > 1 << 20:
-            raise ConfigError(f"{path}: {path.stat().st_size:,} bytes is far too big for a "
-                              "configuration file: is it the right file?")
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such configuration file (see examples/table.toml)") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not a text file in UTF-8 (byte {exc.start} is not): save "
-                          "the configuration as UTF-8 text, or check that it is the right file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+    data = read_toml(path)
     return check_config(data, source=str(path))
 
 

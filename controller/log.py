@@ -404,17 +404,14 @@ class LogReader:
             db = sqlite3.connect(uri + "?mode=ro", uri=True)
         else:
             return self._immutable(uri, problem)
-        try:
-            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-        except sqlite3.DatabaseError as exc:
-            db.close()
-            if _is_damage(exc):
-                raise LogDamaged(f"{self.path}: {exc}", self.path) from None
-            raise LogError(f"Cannot read {self.path}: {problem}") from None
-        return db
+        return self._readable(db, problem)
 
     def _immutable(self, uri: str, problem):
-        db = sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True)
+        return self._readable(sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True), problem)
+
+    def _readable(self, db, problem):
+        """``db`` once SQLite has read its schema; closed and LogDamaged (or LogError)
+        when it cannot."""
         try:
             db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except sqlite3.DatabaseError as exc:

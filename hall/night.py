@@ -35,25 +35,8 @@ class NightError(ValueError):
 def read_toml(path) -> dict:
     """The hall's TOML file as a dict; NightError says in one line what is wrong with it
     (missing, a folder, far too big, not UTF-8 text, not TOML, unreadable)."""
-    from pathlib import Path
-    path = Path(path)
-    if path.is_dir():
-        raise NightError(f"{path} is a folder: give the hall's configuration file (a .toml "
-                         "file; see examples/hall.toml)")
-    try:
-        if path.stat().st_size > 1 << 20:
-            raise NightError(f"{path}: {path.stat().st_size:,} bytes is far too big for a "
-                             "configuration file: is it the right file?")
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise NightError(f"{path}: no such configuration file (see examples/hall.toml)") from None
-    except UnicodeDecodeError as exc:
-        raise NightError(f"{path}: not a text file in UTF-8 (byte {exc.start} is not): save "
-                         "the configuration as UTF-8 text, or check that it is the right file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise NightError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise NightError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    from controller.config import read_toml as read_config_file
+    return read_config_file(path, NightError, "the hall's configuration file", "examples/hall.toml")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,5 @@
 """The table's side of a club night: the [club] section, the hall's seating and messages shown and said, results keyed in on the bid panel (gpiozero MockFactory) at a table without a camera."""
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from controller.config import ConfigError, check_config
 from controller.service import TableService
@@ -36,15 +34,6 @@ class Clock:
 
     def __call__(self):
         return self.now
-
-
-@pytest.fixture
-def factory():
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
 
 
 def club_cfg(tmp_path, port, panel=True, **club):

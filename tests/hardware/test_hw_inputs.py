@@ -4,8 +4,6 @@ from __future__ import annotations
 import time
 
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from hardware.inputs import (DEFAULT_BUTTON_PINS, DEFAULT_RACK_LED_PINS, DEFAULT_SEAT_LED_PINS,
                              BidComposer, check_leds_config, make_leds, make_panel)
@@ -13,16 +11,6 @@ from hardware.inputs import (DEFAULT_BUTTON_PINS, DEFAULT_RACK_LED_PINS, DEFAULT
 ROUND1 = ["pass", "order", "order alone"]
 ROUND2 = ["pass", "call S", "call D", "call C", "call S alone", "call D alone", "call C alone"]
 STUCK_DEALER = [a for a in ROUND2 if a != "pass"]
-
-
-@pytest.fixture
-def factory():
-    """A fresh mock pin factory for each test (else GPIOPinInUse on the next one)."""
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = previous
 
 
 class FakeClock:
