@@ -118,7 +118,7 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
         if i in part_of_named:
             continue
         o = outlines[i]
-        r = read_views(upright_views(frame, o.corners, deck.aspect), deck)
+        r = read_views(upright_views(frame, o.corners, deck.aspect), deck, card_px=o.long_side)
         up, turned = portrait_orders(o.corners)
         if r.card is not None:
             part_of_named.update(o.inside)

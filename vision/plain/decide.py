@@ -41,6 +41,9 @@ INK_BLACK = 0.2
 PALE_SHAPE = 0.1
 """Least close-look value by which a black card named by the print's colour must also beat
 the red card (glare pales red print until it passes for black)."""
+MIN_SIGN_PX = 60
+"""Smallest card (long side in the frame, px) whose suit signs the sign look tells apart:
+below it, twins (K♠/K♣, Q♥/Q♦) are not told apart, so no card is named."""
 MAX_CELL = 1.2
 """Largest mean difference (normalized grey) in any cell of the face: more is a cover."""
 CELLS = (4, 6)
@@ -99,9 +102,13 @@ def _redness(faces, deck, red: int, entry) -> float:
     return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
 
 
-def read_views(views, deck) -> Reading:
-    """Decide which of the deck's cards the two views (upright and turned) show."""
+def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
+    """Decide which of the deck's cards the two views (upright and turned) show.
+    ``card_px``: the card's long side in the frame (px), when known: a card seen
+    smaller than ``MIN_SIGN_PX`` is never named, as its suit signs cannot be told from
+    its twin's (K♠ from K♣)."""
     faces = view_faces(views)
+    too_small = card_px is not None and card_px < MIN_SIGN_PX
     small = np.stack([f.small for f in faces])
     coarse = small @ deck.small.T                     # (2, n)
     best = coarse.max()
@@ -158,6 +165,16 @@ def read_views(views, deck) -> Reading:
         tx, ty = deck.templates[x].face.sharp, deck.templates[y].face.sharp
         same = fine[x][1] == fine[y][1]
         values = []
+        if deck.twins(x, y):
+            # Twins (same rank and colour) differ only in their suit signs: the sign look
+            # alone says which, or refuses (a card seen too small for its signs).
+            if too_small:
+                return 0.0
+            if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
+                values.append(read.sign_look(view, tx, *deck.sign_places(x, y)))
+            if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
+                values.append(read.sign_look(view, tx, *deck.sign_places(x, y, turned=True)))
+            return min(values)
         if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
             values.append(read.duel(view, tx, ty, deck.places(x, y)))
         if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
@@ -218,6 +235,9 @@ def read_views(views, deck) -> Reading:
     reading = Reading(card=None, score=score, margin=margin, turned=o, guess=card, detail=detail)
     if score < MIN_SCORE:
         reading.reason = f"matches no card well (best {card}, {score:.2f})"
+    elif margin < MIN_MARGIN and too_small and rival is not None and deck.twins(a, deck.index(rival)):
+        reading.reason = (f"seen too small ({card_px:.0f} px long, {MIN_SIGN_PX} needed) to tell its "
+                          f"suit sign from {rival}'s")
     elif margin < MIN_MARGIN:
         reading.reason = f"not clearly told from {rival} (margin {margin:.2f})"
     elif not colour_ok:

@@ -89,6 +89,7 @@ class PlainDeck:
     check: Optional[dict] = None
     templates: list = field(default_factory=list, repr=False)
     _places: dict = field(default_factory=dict, repr=False)
+    _signs: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         self.cards = [Card(c) for c in self.cards]
@@ -125,6 +126,21 @@ class PlainDeck:
             tb = self.templates[key[1]].face.sharp
             self._places[key] = read.places(self.templates[key[0]].face.sharp, tb[::-1, ::-1] if turned else tb)
         return self._places[key]
+
+    def twins(self, a: int, b: int) -> bool:
+        """Whether cards ``a`` and ``b`` are same-colour twins (K♠/K♣, Q♥/Q♦): only their
+        suit signs tell them apart."""
+        return a != b and self.cards[a].rank == self.cards[b].rank and bool(self.red[a]) == bool(self.red[b])
+
+    def sign_places(self, a: int, b: int, turned: bool = False) -> tuple:
+        """Where twins ``a`` and ``b`` (``b`` upside down with ``turned``) differ in shape:
+        ``b``'s template laid on ``a``'s and the places of their signs (cached; see
+        ``read.sign_places``)."""
+        key = (a, b, turned)
+        if key not in self._signs:
+            tb = self.templates[b].face.sharp
+            self._signs[key] = read.sign_places(self.templates[a].face.sharp, tb[::-1, ::-1] if turned else tb)
+        return self._signs[key]
 
     def save(self, path) -> Path:
         """Write the deck as a compressed ``.npz``: the faces as PNG bytes and a JSON ``meta``."""

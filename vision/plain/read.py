@@ -199,6 +199,116 @@ def places(sharp_a: np.ndarray, sharp_b: np.ndarray) -> list:
     ua, ub = unit(sharp_a[m:h - m, m:w - m]), unit(sharp_b[m:h - m, m:w - m])
     d = cv2.GaussianBlur(np.abs(ua - ub), (0, 0), 1.0)
     mask = (d > max(0.4, float(np.percentile(d, 75)))).astype(np.uint8)
+    return _places_of(sharp_a, sharp_b, d, mask, m)
+
+
+SIGN_SLIP = 2
+"""How far (canonical px) one twin's template may slip against the other's, once laid on
+it, when looking for where their print differs in shape."""
+SIGN_WINDOW = 9
+"""Side (canonical px) of the window compared at each slip: smaller than a suit sign, so
+that a spade's point is not explained away by a slip, larger than a stroke."""
+SIGN_LEVEL = 0.25
+"""A pixel is part of the signs' difference when its shape difference reaches this share
+of the strongest (99.5th percentile) in the pair."""
+SIGN_FLOOR = 0.3
+"""Least shape difference (:func:`shape_difference`) a place of two twins' faces must
+reach to be a sign: what two faces that agree differ by (noise, light) stays below it."""
+SIGN_EDGE = 2
+"""Canonical px given up inside the part two templates share once laid on each other."""
+SIGN_CUT = 1.5
+"""Slip (canonical px) between two twins' faces from which one of them was cut off the
+card's outline."""
+
+
+def shape_difference(sharp_a: np.ndarray, sharp_b: np.ndarray) -> np.ndarray:
+    """How much two images of one size differ in shape around each pixel, whatever slip
+    of up to ``SIGN_SLIP`` px would make them most alike there (both ways): about 0
+    where the print is the same, large where a club's lobes meet a spade's point or a
+    heart's round top a diamond's straight sides."""
+    a, b = unit(sharp_a), unit(sharp_b)
+    s = SIGN_SLIP
+    out = []
+    for x, y in ((a, b), (b, a)):
+        yp = cv2.copyMakeBorder(y, s, s, s, s, cv2.BORDER_REPLICATE)
+        best = None
+        for dy in range(-s, s + 1):
+            for dx in range(-s, s + 1):
+                e = cv2.boxFilter((x - yp[s + dy:s + dy + x.shape[0], s + dx:s + dx + x.shape[1]]) ** 2,
+                                  -1, (SIGN_WINDOW, SIGN_WINDOW))
+                best = e if best is None else np.minimum(best, e)
+        out.append(best)
+    return np.maximum(out[0], out[1])
+
+
+def laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
+    """Template ``b`` laid on ``a`` (an affine fit of their print) and the mask of ``a``'s
+    pixels that ``b`` covers: two faces calibrated a few pixels apart (one cut a little
+    inside the card, one showing the table past its rim) then share their print where
+    they share it, and what only one of them holds (a letter cut off, the table) is
+    left out. ``b`` as it is when the fit fails."""
+    h, w = sharp_a.shape
+    warp = np.eye(2, 3, dtype=np.float32)
+    try:
+        _, warp = cv2.findTransformECC(unit(sharp_a).astype(np.float32), unit(sharp_b).astype(np.float32), warp,
+                                       cv2.MOTION_AFFINE,
+                                       (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-4), None, 3)
+        if np.abs(warp[:, :2] - np.eye(2)).max() > 0.1 or np.abs(warp[:, 2]).max() > 0.08 * h:
+            raise cv2.error("not a small slip")
+    except cv2.error:
+        warp = np.eye(2, 3, dtype=np.float32)
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    b = cv2.warpAffine(sharp_b, warp, (w, h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    m = max(2, int(round(INSET * h)))
+    inside = np.zeros((h, w), np.uint8)
+    inside[m:h - m, m:w - m] = 1
+    covered = cv2.warpAffine(inside, warp, (w, h), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+                             borderMode=cv2.BORDER_CONSTANT, borderValue=0) & inside
+    covered = cv2.erode(covered, np.ones((2 * SIGN_EDGE + 1,) * 2, np.uint8))
+    tx, ty = abs(float(warp[0, 2])), abs(float(warp[1, 2]))
+    if max(tx, ty) >= SIGN_CUT:
+        # One of the two faces was cut off the card's outline: it shows the table along
+        # an edge, and its print there is darkened by the light estimated across that
+        # strip (``LIGHT_SCALE``). Which face it is cannot be told, so bands as wide as
+        # the slip and that light's reach are left out along all four edges.
+        bx, by = int(np.ceil(tx + LIGHT_SCALE / 2)), int(np.ceil(ty + LIGHT_SCALE / 2))
+        covered[:, :m + bx] = 0
+        covered[:, w - m - bx:] = 0
+        covered[:m + by] = 0
+        covered[h - m - by:] = 0
+    return b, covered.astype(bool)
+
+
+def sign_places(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
+    """Where two twins (same rank and colour: K♠/K♣, Q♥/Q♦) differ in shape: their suit
+    signs (corner indices, pips). Returns ``(b_laid, places)``: template ``b`` laid on
+    ``a`` (:func:`laid_on`) and up to ``MAX_PLACES`` places as :func:`places` gives
+    them, the most different in shape first. Parts the two faces share, calibrated a few
+    pixels apart, are not taken for signs, nor is print only one face holds."""
+    b, covered = laid_on(sharp_a, sharp_b)
+    h, w = sharp_a.shape
+    m = max(2, int(round(INSET * h)))
+    d = (shape_difference(sharp_a, b) * covered)[m:h - m, m:w - m]
+    inner = covered[m:h - m, m:w - m]
+    top = float(np.percentile(d[inner], 99.5)) if inner.any() else 0.0
+    mask = (d > max(SIGN_FLOOR / 2, SIGN_LEVEL * top)).astype(np.uint8)
+    signs = [p for p in _places_of(sharp_a, b, d, mask, m, rank=True)
+             if float(d[p[0] - m:p[1] - m, p[2] - m:p[3] - m].max()) >= SIGN_FLOOR]
+    return b, signs
+
+
+def sign_look(view_sharp: np.ndarray, sharp_a: np.ndarray, b_laid: np.ndarray, signs) -> float:
+    """Whether the view's suit signs are ``a``'s or ``b``'s (twins: same rank and colour;
+    ``b_laid`` and ``signs`` from :func:`sign_places`): about 1 for ``a``, -1 for ``b``,
+    0 when the signs cannot be told (or nothing like either lies there: a finger). It is
+    the :func:`duel` at the signs only."""
+    return duel(view_sharp, sharp_a, b_laid, signs)
+
+
+def _places_of(sharp_a, sharp_b, d, mask, m, rank=False) -> list:
+    """Boxes around the connected parts of ``mask`` (a map of the compared part), each
+    with its weights (see :func:`places`); ``rank``: ordered by ``d``'s sum in the box
+    rather than by the weights'."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     hh, ww = d.shape
     # Large parts are cut into pieces, each a place that slips on its own.
@@ -229,9 +339,10 @@ def places(sharp_a: np.ndarray, sharp_b: np.ndarray) -> list:
         weights = np.where(weights > 0.25, weights, 0.0).astype(np.float32)
         total = float(weights.sum())
         if total > 0:
-            out.append((y0, y1, x0, x1, weights, total))
-    out.sort(key=lambda b: -b[5])
-    return out[:MAX_PLACES]
+            key = float(d[y0 - m:y1 - m, x0 - m:x1 - m].sum()) if rank else total
+            out.append((key, (y0, y1, x0, x1, weights, total)))
+    out.sort(key=lambda b: -b[0])
+    return [b for _, b in out[:MAX_PLACES]]
 
 
 MIN_EVIDENCE = 60.0
