@@ -7,7 +7,9 @@
    settled by the print's colour where that is clear (a black card only if it also
    wins the close look: glare pales red print until it passes for black); otherwise by
    the close look at the places where the two templates differ (``read.duel``), the
-   challenger laid both ways up. A contender's margin is its worst duel; the contender
+   challenger laid both ways up; twins (same rank and colour: K♠/K♣) by the sign look
+   alone (``read.sign_look``: the places where they differ in shape), and never on a
+   card seen smaller than ``MIN_SIGN_PX``. A contender's margin is its worst duel; the contender
    with the best margin is the candidate.
 4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
    by ``MIN_MARGIN``, its print has its suit's colour, and no part of the face differs
@@ -41,9 +43,10 @@ INK_BLACK = 0.2
 PALE_SHAPE = 0.1
 """Least close-look value by which a black card named by the print's colour must also beat
 the red card (glare pales red print until it passes for black)."""
-MIN_SIGN_PX = 60
+MIN_SIGN_PX = 100
 """Smallest card (long side in the frame, px) whose suit signs the sign look tells apart:
-below it, twins (K♠/K♣, Q♥/Q♦) are not told apart, so no card is named."""
+below it, twins (K♠/K♣, Q♥/Q♦) are not told apart, so no card is named. (On the tuning
+designs every card was named from 100 px on, seen through a camera at that size.)"""
 MAX_CELL = 1.2
 """Largest mean difference (normalized grey) in any cell of the face: more is a cover."""
 CELLS = (4, 6)

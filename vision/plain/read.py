@@ -9,7 +9,9 @@ exposure, white balance and uneven light do not matter. Two sizes are used:
   a slight skew. It ranks the candidates and finds where each template lies on the view.
 - *sharp*: the face at the canonical size, lightly softened. Two close candidates are
   compared only at the places where their templates differ (a spade's tip against a
-  club's leaves), each template slipping on its own there: the *duel*.
+  club's leaves), each template slipping on its own there: the *duel*. Between twins
+  (same rank and colour) the places are their suit signs, found where the two faces,
+  laid on each other, differ in shape: the *sign look*.
 """
 from __future__ import annotations
 
