@@ -13,6 +13,7 @@ card is laid on the plate in turn (the hood on, no glare).
 
     python -m bench.vision_window                                 # report seeds, all designs
     python -m bench.vision_window --decks standard --frames 20    # quick
+    python -m bench.vision_window --designs kde-tuning --seed 300   # tuning designs only
     python -m bench.vision_window --modes sticker --json out.json
 
 A frame holds one card; *correct* = that card named, *refused* = nothing named,
@@ -31,6 +32,7 @@ import time
 import cv2
 import numpy as np
 
+from bench.vision_sets import TUNING_DESIGNS, VALIDATION_DESIGNS
 from engine.cards import DECK
 from vision import art
 from vision.recognize import recognize
@@ -38,6 +40,9 @@ from vision.synth_window import (compose_window_frame, random_window_conditions,
                                  window_of, window_scene)
 from vision.tracker import ReaderTracker
 from vision.zones import ReaderWindow
+
+DESIGN_GROUPS = {"kde-tuning": TUNING_DESIGNS, "kde-validation": VALIDATION_DESIGNS}
+"""Design groups of ``--designs`` (bench.vision_sets' split of the KDE designs)."""
 
 REPORT_SEED = 1000
 """Seeds from here on are for reporting; the renderer's ranges were set on seeds below 1000."""
@@ -203,6 +208,9 @@ def main(argv=None) -> int:
     p.add_argument("--frames", type=int, default=100, help="frames per design and mode")
     p.add_argument("--decks", default=None,
                    help="comma-separated KDE designs (default: those with an English index)")
+    p.add_argument("--designs", default=None, choices=sorted(DESIGN_GROUPS),
+                   help="only the installed English-index designs of this group (kde-tuning: "
+                        "those the reader may be tuned on; kde-validation: the others)")
     p.add_argument("--modes", default="sticker,plain")
     p.add_argument("--seed", type=int, default=REPORT_SEED)
     p.add_argument("--size", default="640x480")
@@ -224,6 +232,13 @@ def main(argv=None) -> int:
     w, h = (int(v) for v in args.size.lower().split("x"))
     modes = [m for m in args.modes.split(",") if m]
     decks = args.decks.split(",") if args.decks else art.english_index_decks()
+    if args.designs:
+        decks = [d for d in decks if d in DESIGN_GROUPS[args.designs]]
+        if not decks:
+            print(f"bench.vision_window: no installed design of {args.designs} among "
+                  f"{', '.join(args.decks.split(',')) if args.decks else 'the English-index designs'}",
+                  file=sys.stderr)
+            return 2
     results, totals = {}, {m: {"frames": 0, "correct": 0, "refused": 0, "wrong": 0} for m in modes}
     print(f"reader window, {w}x{h}, seed {args.seed}, {args.frames} frames per design and mode, "
           f"build {args.build}")

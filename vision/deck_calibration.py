@@ -25,7 +25,7 @@ import numpy as np
 
 from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, recognize_plain
-from vision.plain.background import TableModel
+from vision.plain.background import COARSE, TableModel
 from vision.plain.calibration import CalibrationError, check_shapes, lone_card
 from vision.plain.straighten import face_of
 
@@ -548,9 +548,54 @@ def _aspect_hint(faces: dict) -> Optional[float]:
     return float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
 
 
+CLEAR_SHARE = 0.002
+"""A frame in which less than this fraction differs from the empty table shows it empty."""
+LIGHT_EDGES = 0.002
+"""... as does one where what differs holds fewer edges of its own than this fraction of
+its area, away from its rim: a change of light (a lamp switched on, the room's light
+through the reader window's opening) is smooth; a card has its outline, corners, index
+and pips, a hand its fingers."""
+LIGHT_RIM = 3
+"""Work pixels of the changed places' rim left out of that count, beyond the foreground
+mask's own coarseness (``background.COARSE``): where the light changes, it may change
+sharply at a line of the table (the edge of the reader guide's opening, unseen while
+the room was dark)."""
+LIGHT_MIN_AREA = 200
+"""Work pixels the changed places must keep inside their rim for the rim to be left out;
+thinner ones are judged whole."""
+
+
 def _table_clear(table: TableModel, frame) -> bool:
-    """Whether the frame shows the empty table (almost nothing differs from it)."""
-    return float((table.foreground(frame, update=False) > 0).mean()) < 0.002
+    """Whether the frame shows the empty table: almost nothing differs from it, or
+    what differs is only a change of light (see ``LIGHT_EDGES``). The table's model
+    matches one gain per colour to the whole frame, so a change of light confined to a
+    part of the view (the reader window's opening, a lamp at one side) is foreground
+    there; the edges tell it from a card left lying, part of one, or a hand. The
+    caller looks for a card outline first: a frame with one is never clear."""
+    fg = table.foreground(frame, update=False)
+    if float((fg > 0).mean()) < CLEAR_SHARE:
+        return True
+    return _only_light(table, frame, fg)
+
+
+def _only_light(table: TableModel, frame, fg) -> bool:
+    """Whether the places that differ from the empty table (``fg``, the frame's size)
+    hold (almost) no edges other than the table's own, away from their rim."""
+    from vision.plain.find import WORK_WIDTH, edge_map
+    h, w = frame.shape[:2]
+    scale = min(1.0, WORK_WIDTH / w)
+    luma, chroma = edge_map(frame, scale)
+    eh, ew = luma.shape
+    edges = luma | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
+    own = table.table_edges(frame)
+    if own is not None and own.shape == edges.shape:
+        edges &= cv2.bitwise_not(cv2.dilate(own, np.ones((3, 3), np.uint8)))
+    changed = cv2.resize(fg, (ew, eh), interpolation=cv2.INTER_NEAREST)
+    rim = COARSE + LIGHT_RIM
+    inner = cv2.erode(changed, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0
+    if int(inner.sum()) < LIGHT_MIN_AREA:
+        inner = changed > 0            # thin places: judged rim and all
+    return int((edges[inner] > 0).sum()) < LIGHT_EDGES * int(inner.sum())
 
 
 def _still_run(recent: list, stable: int):
