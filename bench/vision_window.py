@@ -44,6 +44,11 @@ from vision.zones import ReaderWindow
 DESIGN_GROUPS = {"kde-tuning": TUNING_DESIGNS, "kde-validation": VALIDATION_DESIGNS}
 """Design groups of ``--designs`` (bench.vision_sets' split of the KDE designs)."""
 
+ROOM_MOVES = 0.3
+"""Chance, from one card of a calibration to the next, that the room's light through the
+reader's opening takes another pattern (someone moving near the reader); its level
+changes with every card."""
+
 REPORT_SEED = 1000
 """Seeds from here on are for reporting; the renderer's ranges were set on seeds below 1000."""
 
@@ -62,12 +67,22 @@ def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card:
     def announce(text):
         asked["card"] = next(c for c in DECK if f"({c})" in text)
 
+    def sitting():
+        """The room's light leaking under the hood for the next card: its level changes
+        from card to card (a lamp switched on or off, a cloud), its pattern of blotches
+        now and then (someone moving near the reader)."""
+        if rng.random() < ROOM_MOVES:
+            room["room_seed"] = int(rng.integers(1 << 31))
+        return dict(reader, room=float(rng.uniform(0.0, 0.12)), room_seed=room["room_seed"])
+
+    # One reader, one sitting: its camera, plate, hood and LEDs stay as they are through
+    # the calibration; only the room's light leaking under the hood changes.
+    reader = dict(random_window_conditions(rng, clean=True), hood=float(rng.uniform(0.5, 1.0)))
+    room = {"room_seed": int(rng.integers(1 << 31))}
+
     def frames():
-        # One reader, one sitting: its camera, plate and light stay as they are through the
-        # calibration (only the room's light leaking under the hood changes). The empty
-        # window first: the calibration learns it before it asks for a card.
-        reader = random_window_conditions(rng, clean=True)
-        cond = dict(reader, room=float(rng.uniform(0.0, 0.12)))
+        # The empty window first: the calibration learns it before it asks for a card.
+        cond = sitting()
         empty, _ = compose_window_frame(None, size=size, rng=rng, deck=design, **cond)
         for _ in range(EMPTY_FRAMES + 1):
             yield empty
@@ -79,7 +94,7 @@ def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card:
                 return                      # the calibration stops: the camera "ended"
             if laid[card] == 2:
                 asked["relays"] += 1
-            cond = dict(reader, room=float(rng.uniform(0.0, 0.12)))
+            cond = sitting()
             # The window is seen empty before each card is laid (the last one taken away).
             empty, _ = compose_window_frame(None, size=size, rng=rng, deck=design, **cond)
             for _ in range(2):
@@ -137,7 +152,10 @@ def run_design(design: str, modes, frames: int, seed: int, size=(640, 480), deco
                masked: bool = True, episode: int = 6, k: int = 3, build: str = "any"):
     """Counts and timings for one KDE design: ``{mode: {...}}``."""
     rng = np.random.default_rng([seed, sum(map(ord, design))])
-    deck, relays = calibrate_through_reader(design, rng, size) if "plain" in modes else (None, 0)
+    # The calibration draws from its own stream: the frames read afterwards are the same
+    # however many frames it took, and with or without it (sticker mode alone).
+    cal_rng = np.random.default_rng([seed, sum(map(ord, design)), 1])
+    deck, relays = calibrate_through_reader(design, cal_rng, size) if "plain" in modes else (None, 0)
     out = {m: {"calibration_relays": relays, "calibration_failed": m == "plain" and deck is None, "frames": 0, "correct": 0, "refused": 0, "wrong": 0, "wrong_cases": [],
                "ms": [], "tilted": 0, "tilted_correct": 0, "glare": 0, "glare_correct": 0}
            for m in modes}
