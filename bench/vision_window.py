@@ -9,7 +9,10 @@ then, focus blur, sensor noise and JPEG.
 
 In plain mode the deck is first calibrated *through the reader camera*, as a player
 would: ``vision.deck_calibration.calibrate_live`` watches clean reader frames while each
-card is laid on the plate in turn (the hood on, no glare).
+card is laid on the plate in turn (the hood on, no glare). One reader in one sitting: its
+camera, plate, hood and LEDs stay as they are; the room's light leaking in under the hood
+changes its level with every card and its pattern now and then (``ROOM_MOVES``), as a
+room's does.
 
     python -m bench.vision_window                                 # report seeds, all designs
     python -m bench.vision_window --decks standard --frames 20    # quick
