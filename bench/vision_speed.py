@@ -91,7 +91,7 @@ def build(seed: int, sessions: int, frames: int, kinds, log=print) -> list:
     """Calibrated sessions with their frames: ``[{"session", "deck", "empty", "frames"}]``.
     A session whose calibration pass fails is left out (it reads nothing)."""
     out = []
-    for dg, split, g, s, sub in vp.plan(["kde-tuning"], ["tuning"], sessions, seed):
+    for _dg, _split, _g, s, sub in vp.plan(["kde-tuning"], ["tuning"], sessions, seed):
         rng = np.random.default_rng(sub)
         deck, cal = vp.calibrate_through_camera(s, rng)
         label = f"{s.design} on {s.surface} {s.size[0]}x{s.size[1]} card {s.card_px():.0f}px"
@@ -130,7 +130,7 @@ def load(folder: Path) -> list:
             empty, frames = list(z["empty"]), list(z["frames"])
         truth = [[{**t, "card": Card(t["card"])} for t in ts] for ts in entry["truth"]]
         out.append({"label": entry["label"], "size": tuple(entry["size"]), "deck": load_deck(folder / f"deck{k}.npz"),
-                    "empty": empty, "frames": list(zip(entry["kinds"], frames, truth))})
+                    "empty": empty, "frames": list(zip(entry["kinds"], frames, truth, strict=True))})
     return out
 
 
