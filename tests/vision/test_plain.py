@@ -178,6 +178,10 @@ def test_a_card_lying_still_is_not_read_again_while_the_view_changes_elsewhere(d
     covered[y - 12:y + 12, x - 12:x + 12] = (60, 90, 160)
     plain.recognize_plain(covered, deck, table=table)
     assert len(reads) == 3
+    # A copy of the table (calibration freezes one) keeps no readings and the same deck.
+    import copy
+    frozen = copy.deepcopy(table)
+    assert frozen.read_cache.entries == [] and frozen.read_cache.deck is deck
 
 
 def test_prepare_works_out_every_look_alike_pair_before_play(deck):

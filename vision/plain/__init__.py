@@ -163,9 +163,11 @@ read in an earlier frame ..."""
 SAME_VIEW = 0.12
 """... and largest change of its straightened face's print (in its own light, so that the
 camera's exposure and white balance do not count; averaged over 8x8 px blocks, any
-block) for that reading to stand without reading it again. A still card under a camera
-that adjusts its exposure changes by 0.02-0.12; a finger or a lamp's glare over it, or
-another card, by far more."""
+block) for that reading to stand without reading it again. On tuning frames, a still card
+found again within a fraction of a pixel, under a camera that adjusts its exposure to a
+card laid beside it, changed by 0.02-0.12 (more when its outline shifted by half a pixel:
+it is read again); a finger or a lamp's glare over it, or another card, changes it far
+more."""
 KEEP_FRAMES = 30
 """Frames a reading is kept while its card is not seen (a hand passing over it)."""
 

@@ -128,9 +128,9 @@ class PlainDeck:
 
     def prepare(self) -> "PlainDeck":
         """Work out now what reading otherwise works out the first time it needs it:
-        where each card and each of its look-alikes differ, both ways up (a few seconds
-        for a deck; the service does it once at start, so that no frame of play waits
-        for it). Returns the deck."""
+        where each card and each of its look-alikes differ, both ways up (about half a
+        second of CPU for a deck on the development machine; the service does it once at
+        start, so that no frame of play waits for it). Returns the deck."""
         for a in range(len(self.cards)):
             for b in self.alike[a]:
                 self.places(a, b)
