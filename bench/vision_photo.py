@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from bench import vision_sets as vs
+from bench.plain_tuning import textures
 from bench.vision_plain import REPORT_SEED, score_frame
 from engine.cards import DECK, Card
 
@@ -37,15 +38,27 @@ PHOTO_DESIGNS = vs.VALIDATION_DESIGNS + vs.NPM_DESIGNS
 DESIGN_GROUPS = {"kde-tuning": vs.TUNING_DESIGNS, "kde-validation": vs.VALIDATION_DESIGNS,
                  "npm": vs.NPM_DESIGNS}
 PHOTO_SPLITS = {"tuning": tuple(s for g in ("wood", "cloth", "felt") for s in vs.SURFACES["tuning"][g]),
+                "busy": tuple(f"tune:{k}" for k in textures.KINDS),
                 "validation": vs.PHOTO_SURFACES}
 """Surfaces of the photo mode by split: the tuning split's tables (no printed mat: a
-photo of a home table), for tuning; the home tables (wood, carpet, tiles), for validation."""
+photo of a home table) and busy surfaces of the tuning tools' own (carpet, grained wood,
+a woven mat, terrazzo: bench.plain_tuning.textures), for tuning; the home tables (wood,
+carpet, tiles), for validation."""
 
 
 def euchre_table() -> list:
     """The command a user runs: the venv's ``euchre-table``, else this Python's module."""
     exe = Path(sys.executable).with_name("euchre-table")
     return [str(exe)] if exe.is_file() else [sys.executable, "-m", "controller.cli"]
+
+
+def _env() -> dict:
+    """The environment of the commands: this checkout first on the import path, so that
+    the code measured is the code the benchmark runs from (a venv's ``euchre-table`` may
+    be installed from another checkout)."""
+    root = str(Path(__file__).resolve().parent.parent)
+    rest = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=root + (os.pathsep + rest if rest else ""))
 
 
 def photo_tables(n: int, seed: int, cameras=("webcam", "phone"), designs=PHOTO_DESIGNS,
@@ -59,7 +72,7 @@ def photo_tables(n: int, seed: int, cameras=("webcam", "phone"), designs=PHOTO_D
         design = designs[(i * 5) % len(designs)]
         split, surface = surfaces[i % len(surfaces)]
         camera = cameras[i % len(cameras)]
-        s = vs.draw_session(rng, split, size=PHOTO_CAMERAS[camera], design=design,
+        s = vs.draw_session(rng, "tuning" if split == "busy" else split, size=PHOTO_CAMERAS[camera], design=design,
                             surface=surface, profile=camera)
         out.append((s, int(rng.integers(1 << 30))))
     return out
@@ -75,7 +88,7 @@ def run_table(session, rng, photos: int, folder: Path) -> dict:
         cv2.imwrite(str(cal_dir / f"{card}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
     deck = folder / "deck.npz"
     cal = subprocess.run(euchre_table() + ["calibrate", "deck", "--from-dir", str(cal_dir),
-                                           "--out", str(deck)], capture_output=True, text=True)
+                                           "--out", str(deck)], capture_output=True, text=True, env=_env())
     result = {"camera": session.profile.name, "design": session.design, "surface": session.surface,
               "card_px": round(session.card_px()), "calibrate_exit": cal.returncode,
               "calibrate_said": (cal.stdout + cal.stderr).strip().splitlines()[:6],
@@ -96,7 +109,7 @@ def run_table(session, rng, photos: int, folder: Path) -> dict:
         result["note"] = "no deck file: calibration failed"
         return result
     rec = subprocess.run(euchre_table() + ["recognize", "--mode", "plain", "--deck", str(deck),
-                                           "--json"] + paths, capture_output=True, text=True)
+                                           "--json"] + paths, capture_output=True, text=True, env=_env())
     answers = {}
     for line in rec.stdout.splitlines():
         try:
@@ -121,6 +134,8 @@ def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, 
     cv2.setNumThreads(1)
     base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="euchre-photo-"))
     rows = []
+    busy = textures.registered()      # the tuning tools' own surfaces (tune:<kind>)
+    busy.__enter__()
     try:
         print(f"photo mode, seed {seed}: {tables} tables ({', '.join(cameras)} taking turns), 24 "
               f"calibration photos and {photos} photos of four cards each, through the command line",
@@ -152,6 +167,7 @@ def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, 
                 json.dump({"seed": seed, "tables": rows}, f, indent=1)
         return 1 if w else 0
     finally:
+        busy.__exit__(None, None, None)
         if not keep:
             shutil.rmtree(base, ignore_errors=True)
 
@@ -167,7 +183,8 @@ def main(argv=None) -> int:
     ap.add_argument("--designs", help="design groups (kde-tuning, kde-validation, npm); "
                     "default: kde-validation,npm")
     ap.add_argument("--splits", default="validation",
-                    help="surface splits: tuning (cloth, felt, oak) or validation (home tables)")
+                    help="surface splits: tuning (cloth, felt, oak), busy (tuning: carpet, grain, sisal, "
+                    "terrazzo of our own) or validation (home tables)")
     args = ap.parse_args(argv)
     try:
         designs, splits = photo_choice(args.designs, args.splits)

@@ -669,6 +669,9 @@ outline and the edge found beyond it, whatever the table beyond: that band is th
 plain margin."""
 GAP_STEP = 15.0
 """Least difference of colour (as ``STEP``) between that band and the table beyond the edge."""
+PAPER_CLOSE = 25.0
+"""Largest difference of colour (as ``STEP``) between that band and the lightest tenth of
+what lies inside the outline (the card's paper): a margin is the card's own paper."""
 GAP_RATIO = 0.5
 """On a busy table, the band may vary up to this fraction of the table's spread just beyond
 the edge (a light margin is not perfectly even in a noisy, blurred photo)."""
@@ -723,7 +726,8 @@ def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float]
         on &= after_gap & (ds[:, None] >= lo)
         d = np.where(on.any(axis=0), ds[on.argmax(axis=0)], 0.0).astype(np.float32)
         moved = d > 0
-        if not moved.any() or not all(_plain_band(frame_bgr, q, k, d[k]) for k in np.nonzero(moved)[0]):
+        paper = _paper_colour(frame_bgr, q) if moved.any() else None
+        if not moved.any() or not all(_plain_band(frame_bgr, q, k, d[k], paper) for k in np.nonzero(moved)[0]):
             out.append(o)
             continue
         grown = _moved_out(q, d)
@@ -736,10 +740,24 @@ def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float]
     return out
 
 
-def _plain_band(frame_bgr: np.ndarray, q: np.ndarray, k: int, d: float) -> bool:
+def _paper_colour(frame_bgr: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The colour (YCrCb, chroma weighted as in ``STEP``) of the card's paper as seen
+    inside outline ``q``: the median of its lightest tenth."""
+    g = (np.arange(16, dtype=np.float32) + 0.5) / 16
+    u, v = np.meshgrid(g, g)
+    a, b, c, d = q
+    pts = ((1 - u) * (1 - v))[..., None] * a + (u * (1 - v))[..., None] * b \
+        + (u * v)[..., None] * c + ((1 - u) * v)[..., None] * d
+    col = sample(frame_bgr, pts.reshape(-1, 2)).astype(np.float32) @ _TO_YCC.T
+    light = col[col[:, 0] >= np.percentile(col[:, 0], 90)]
+    return np.median(light, axis=0)
+
+
+def _plain_band(frame_bgr: np.ndarray, q: np.ndarray, k: int, d: float, paper=None) -> bool:
     """Whether the band between side ``k`` of outline ``q`` and the same side moved out
     by ``d`` is plain (a card's margin: its colour varies along the side less than the
-    table's beyond it does) and at least as light as what lies beyond (not a shadow)."""
+    table's beyond it does), of the colour of the card's ``paper`` (when given), and at
+    least as light as what lies beyond (not a shadow)."""
     inner = clockwise(q[None])
     base, normal, _ = _side_samples(inner, 32, 0.15, 0.85)
     base, normal = base[0, k], normal[0, k]
@@ -754,4 +772,6 @@ def _plain_band(frame_bgr: np.ndarray, q: np.ndarray, k: int, d: float) -> bool:
     # The margin is not the table: their colours differ (a plank's grain line with the same
     # wood on both sides is no card's edge).
     apart = float(np.linalg.norm(np.median(band.reshape(-1, 3), axis=0) - np.median(beyond.reshape(-1, 3), axis=0)))
-    return plain and apart >= GAP_STEP and float(np.median(band[..., 0])) >= float(np.median(beyond[..., 0])) - 10.0
+    mine = paper is None or float(np.linalg.norm(np.median(band.reshape(-1, 3), axis=0) - paper)) <= PAPER_CLOSE
+    return plain and mine and apart >= GAP_STEP \
+        and float(np.median(band[..., 0])) >= float(np.median(beyond[..., 0])) - 10.0
