@@ -9,10 +9,14 @@ then, focus blur, sensor noise and JPEG.
 
 In plain mode the deck is first calibrated *through the reader camera*, as a player
 would: ``vision.deck_calibration.calibrate_live`` watches clean reader frames while each
-card is laid on the plate in turn (the hood on, no glare).
+card is laid on the plate in turn (the hood on, no glare). One reader in one sitting: its
+camera, plate, hood and LEDs stay as they are; the room's light leaking in under the hood
+changes its level with every card and its pattern now and then (``ROOM_MOVES``), as a
+room's does.
 
     python -m bench.vision_window                                 # report seeds, all designs
     python -m bench.vision_window --decks standard --frames 20    # quick
+    python -m bench.vision_window --designs kde-tuning --seed 300   # tuning designs only
     python -m bench.vision_window --modes sticker --json out.json
 
 A frame holds one card; *correct* = that card named, *refused* = nothing named,
@@ -31,6 +35,7 @@ import time
 import cv2
 import numpy as np
 
+from bench.vision_sets import TUNING_DESIGNS, VALIDATION_DESIGNS
 from engine.cards import DECK
 from vision import art
 from vision.recognize import recognize
@@ -38,6 +43,14 @@ from vision.synth_window import (compose_window_frame, random_window_conditions,
                                  window_of, window_scene)
 from vision.tracker import ReaderTracker
 from vision.zones import ReaderWindow
+
+DESIGN_GROUPS = {"kde-tuning": TUNING_DESIGNS, "kde-validation": VALIDATION_DESIGNS}
+"""Design groups of ``--designs`` (bench.vision_sets' split of the KDE designs)."""
+
+ROOM_MOVES = 0.3
+"""Chance, from one card of a calibration to the next, that the room's light through the
+reader's opening takes another pattern (someone moving near the reader); its level
+changes with every card."""
 
 REPORT_SEED = 1000
 """Seeds from here on are for reporting; the renderer's ranges were set on seeds below 1000."""
@@ -57,12 +70,22 @@ def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card:
     def announce(text):
         asked["card"] = next(c for c in DECK if f"({c})" in text)
 
+    def sitting():
+        """The room's light leaking under the hood for the next card: its level changes
+        from card to card (a lamp switched on or off, a cloud), its pattern of blotches
+        now and then (someone moving near the reader)."""
+        if rng.random() < ROOM_MOVES:
+            room["room_seed"] = int(rng.integers(1 << 31))
+        return dict(reader, room=float(rng.uniform(0.0, 0.12)), room_seed=room["room_seed"])
+
+    # One reader, one sitting: its camera, plate, hood and LEDs stay as they are through
+    # the calibration; only the room's light leaking under the hood changes.
+    reader = dict(random_window_conditions(rng, clean=True), hood=float(rng.uniform(0.5, 1.0)))
+    room = {"room_seed": int(rng.integers(1 << 31))}
+
     def frames():
-        # One reader, one sitting: its camera, plate and light stay as they are through the
-        # calibration (only the room's light leaking under the hood changes). The empty
-        # window first: the calibration learns it before it asks for a card.
-        reader = random_window_conditions(rng, clean=True)
-        cond = dict(reader, room=float(rng.uniform(0.0, 0.12)))
+        # The empty window first: the calibration learns it before it asks for a card.
+        cond = sitting()
         empty, _ = compose_window_frame(None, size=size, rng=rng, deck=design, **cond)
         for _ in range(EMPTY_FRAMES + 1):
             yield empty
@@ -74,7 +97,7 @@ def calibrate_through_reader(design: str, rng, size=(640, 480), frames_per_card:
                 return                      # the calibration stops: the camera "ended"
             if laid[card] == 2:
                 asked["relays"] += 1
-            cond = dict(reader, room=float(rng.uniform(0.0, 0.12)))
+            cond = sitting()
             # The window is seen empty before each card is laid (the last one taken away).
             empty, _ = compose_window_frame(None, size=size, rng=rng, deck=design, **cond)
             for _ in range(2):
@@ -132,7 +155,10 @@ def run_design(design: str, modes, frames: int, seed: int, size=(640, 480), deco
                masked: bool = True, episode: int = 6, k: int = 3, build: str = "any"):
     """Counts and timings for one KDE design: ``{mode: {...}}``."""
     rng = np.random.default_rng([seed, sum(map(ord, design))])
-    deck, relays = calibrate_through_reader(design, rng, size) if "plain" in modes else (None, 0)
+    # The calibration draws from its own stream: the frames read afterwards are the same
+    # however many frames it took, and with or without it (sticker mode alone).
+    cal_rng = np.random.default_rng([seed, sum(map(ord, design)), 1])
+    deck, relays = calibrate_through_reader(design, cal_rng, size) if "plain" in modes else (None, 0)
     out = {m: {"calibration_relays": relays, "calibration_failed": m == "plain" and deck is None, "frames": 0, "correct": 0, "refused": 0, "wrong": 0, "wrong_cases": [],
                "ms": [], "tilted": 0, "tilted_correct": 0, "glare": 0, "glare_correct": 0}
            for m in modes}
@@ -203,6 +229,9 @@ def main(argv=None) -> int:
     p.add_argument("--frames", type=int, default=100, help="frames per design and mode")
     p.add_argument("--decks", default=None,
                    help="comma-separated KDE designs (default: those with an English index)")
+    p.add_argument("--designs", default=None, choices=sorted(DESIGN_GROUPS),
+                   help="only the installed English-index designs of this group (kde-tuning: "
+                        "those the reader may be tuned on; kde-validation: the others)")
     p.add_argument("--modes", default="sticker,plain")
     p.add_argument("--seed", type=int, default=REPORT_SEED)
     p.add_argument("--size", default="640x480")
@@ -224,6 +253,13 @@ def main(argv=None) -> int:
     w, h = (int(v) for v in args.size.lower().split("x"))
     modes = [m for m in args.modes.split(",") if m]
     decks = args.decks.split(",") if args.decks else art.english_index_decks()
+    if args.designs:
+        decks = [d for d in decks if d in DESIGN_GROUPS[args.designs]]
+        if not decks:
+            print(f"bench.vision_window: no installed design of {args.designs} among "
+                  f"{', '.join(args.decks.split(',')) if args.decks else 'the English-index designs'}",
+                  file=sys.stderr)
+            return 2
     results, totals = {}, {m: {"frames": 0, "correct": 0, "refused": 0, "wrong": 0} for m in modes}
     print(f"reader window, {w}x{h}, seed {args.seed}, {args.frames} frames per design and mode, "
           f"build {args.build}")

@@ -25,7 +25,7 @@ import numpy as np
 
 from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, recognize_plain
-from vision.plain.background import TableModel
+from vision.plain.background import COARSE, TableModel
 from vision.plain.calibration import CalibrationError, NoCardFound, check_shapes, lone_card
 from vision.plain.straighten import face_of
 
@@ -300,7 +300,9 @@ def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = No
         card = Card(card)
         results = []
         for frame in frames:
-            seen = recognize_plain(frame, deck, table=table)
+            # Each view read from scratch: a copy of the table keeps no reading of an
+            # earlier view (the reader does not read a still card again).
+            seen = recognize_plain(frame, deck, table=_frozen(table) if table is not None else None)
             named = [s for s in seen if s.card is not None]
             if not named:
                 guesses = [str(s.guess) for s in seen if s.guess is not None and s.guess != card]
@@ -369,6 +371,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
 
     faces, sizes, views, crops = {}, {}, {}, {}
     frame_h = [1]
+    lit = []        # blank outlines seen: shapes of the table lit by the room (see _blank)
 
     def take(card: Card, again: bool = False) -> None:
         """Ask for the card and take it once it lies still (see above)."""
@@ -385,7 +388,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             # found with them for a while is looked for without them.
             hinted = unseen < HINT_PATIENCE
             outlines = _outlines_alone(frame, table, _size_hint(other_sizes, frame) if hinted else None,
-                                       _aspect_hint(others) if hinted else None)
+                                       _aspect_hint(others) if hinted else None, lit=lit)
             if not outlines:
                 if _table_clear(table, frame):
                     seen_empty, recent, unseen = True, [], 0
@@ -557,9 +560,71 @@ def _aspect_hint(faces: dict) -> Optional[float]:
     return float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
 
 
+CLEAR_SHARE = 0.002
+"""A frame in which less than this fraction differs from the empty table shows it empty."""
+LIGHT_EDGES = 0.002
+"""... as does one where what differs holds fewer edges of its own than this fraction of
+its area, away from its rim: a change of light (a lamp switched on, the room's light
+through the reader window's opening) is smooth; a card has its outline, corners, index
+and pips, a hand its fingers."""
+LIGHT_RIM = 3
+"""Work pixels of the changed places' rim left out of that count, beyond the foreground
+mask's own coarseness (``background.COARSE``): where the light changes, it may change
+sharply at a line of the table (the edge of the reader guide's opening, unseen while
+the room was dark)."""
+LIGHT_MIN_AREA = 200
+"""Work pixels the changed places must keep inside their rim for the rim to be left out;
+thinner ones are judged whole."""
+
+
 def _table_clear(table: TableModel, frame) -> bool:
-    """Whether the frame shows the empty table (almost nothing differs from it)."""
-    return float((table.foreground(frame, update=False) > 0).mean()) < 0.002
+    """Whether the frame shows the empty table: almost nothing differs from it, or
+    what differs is only a change of light (see ``LIGHT_EDGES``). The table's model
+    matches one gain per colour to the whole frame, so a change of light confined to a
+    part of the view (the reader window's opening, a lamp at one side) is foreground
+    there; the edges tell it from a card left lying, part of one, or a hand. The
+    caller looks for a card outline first: a frame with one is never clear."""
+    fg = table.foreground(frame, update=False)
+    if float((fg > 0).mean()) < CLEAR_SHARE:
+        return True
+    return _only_light(table, frame, fg)
+
+
+def _only_light(table: TableModel, frame, fg) -> bool:
+    """Whether the places that differ from the empty table (``fg``, the frame's size)
+    hold (almost) no edges other than the table's own, away from their rim."""
+    edges = _edges_of_own(table, frame)
+    changed = cv2.resize(fg, (edges.shape[1], edges.shape[0]), interpolation=cv2.INTER_NEAREST)
+    rim = COARSE + LIGHT_RIM
+    inner = cv2.erode(changed, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0
+    if int(inner.sum()) < LIGHT_MIN_AREA:
+        inner = changed > 0            # thin places: judged rim and all
+    return int((edges[inner] > 0).sum()) < LIGHT_EDGES * int(inner.sum())
+
+
+def _edges_of_own(table: TableModel, frame) -> np.ndarray:
+    """The frame's edges (the finder's edge map, work size) that are not the empty
+    table's own."""
+    from vision.plain.find import WORK_WIDTH, edge_map
+    scale = min(1.0, WORK_WIDTH / frame.shape[1])
+    luma, chroma = edge_map(frame, scale)
+    eh, ew = luma.shape
+    edges = luma | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
+    own = table.table_edges(frame) if table is not None and table.ready else None
+    if own is not None and own.shape == edges.shape:
+        edges &= cv2.bitwise_not(cv2.dilate(own, np.ones((3, 3), np.uint8)))
+    return edges
+
+
+def _blank(outline, edges: np.ndarray, scale: float) -> bool:
+    """Whether an outline holds (almost) no edges inside its rim: no card's face (each
+    has its index and pips) but a lit shape of the table's, as the reader guide's
+    opening is when the room's light leaks in through it."""
+    mask = np.zeros(edges.shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(outline.corners * scale).astype(np.int32), 255)
+    inner = cv2.erode(mask, np.ones((2 * LIGHT_RIM + 3, 2 * LIGHT_RIM + 3), np.uint8)) > 0
+    area = int(inner.sum())
+    return area >= LIGHT_MIN_AREA and int((edges[inner] > 0).sum()) < LIGHT_EDGES * area
 
 
 def _still_run(recent: list, stable: int):
@@ -571,17 +636,41 @@ def _still_run(recent: list, stable: int):
     return agree[-stable:] if len(agree) >= stable else None
 
 
-def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional[float] = None):
+def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional[float] = None,
+                    lit: Optional[list] = None):
     """The card-shaped outlines in a calibration frame: those inside no other, and not
     much smaller than the largest (a marker sticker seen at a slant); with ``size`` and
-    ``aspect``, of about that long side and shape (the cards taken so far)."""
-    from vision.plain.find import find_outlines, top_level
+    ``aspect``, of about that long side and shape (the cards taken so far). An outline
+    round a blank (``_blank``: the reader guide's opening lit by the room) is no card;
+    its corners are added to ``lit``, and an outline found there again later is the
+    table's too, never taken for a card: with a card lying within the lit opening, the
+    finder may see only the opening's outline, and its face is not the card's."""
+    from vision.plain.find import WORK_WIDTH, find_outlines
     kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
-    outlines = top_level(find_outlines(frame, aspect, table=table, **kw))
+    outlines = find_outlines(frame, aspect, table=table, **kw)
+    lit = [] if lit is None else lit
+    if outlines:
+        edges = _edges_of_own(table, frame)
+        scale = min(1.0, WORK_WIDTH / frame.shape[1])
+        table_own = set()
+        for i, o in enumerate(outlines):
+            if any(_corner_shift(o.corners, q) < max(3.0, LIT_AGAIN * o.long_side) for q in lit):
+                table_own.add(i)
+            elif _blank(o, edges, scale):
+                table_own.add(i)
+                lit.append(o.corners.copy())
+        within = {j for i, o in enumerate(outlines) if i not in table_own for j in o.inside}
+        outlines = [o for i, o in enumerate(outlines) if i not in table_own and i not in within]
     if outlines:
         big = max(o.area for o in outlines)
         outlines = [o for o in outlines if o.area > 0.5 * big]
     return outlines
+
+
+LIT_AGAIN = 0.02
+"""An outline whose corners lie within this fraction of its length of a blank one's seen
+before is that shape of the table again (a card in the guide's opening lies 2 mm or more
+inside it: 2% of its length)."""
 
 
 def _long_side(q) -> float:

@@ -118,7 +118,10 @@ def compose_window_frame(card=None, size=(640, 480), rng=None, deck: str = "stan
     of plate the frame covers), ``distance_mm`` (camera to plate), ``offset_mm`` and
     ``roll`` (camera off the window's centre, turned), ``card_turn`` (degrees; 180 is the
     card upside down), ``card_shift_mm``, ``tilt`` (degrees one edge is lifted),
-    ``guide`` (colour name), ``room`` (0–1, how bright the room above is), ``distortion``
+    ``guide`` (colour name), ``hood`` (the hood's underside seen through the opening, as
+    a fraction of the guide's colour; default: drawn for the frame, 0.5–1), ``room``
+    (0–1, how bright the room above is), ``room_seed`` (the room's out-of-focus blotches
+    through the opening: the same seed, the same room; default: drawn for the frame), ``distortion``
     (barrel, 0–0.15), ``vignette``, ``light``, ``tint``, ``exposure``, ``glare`` (0–1),
     ``reflection`` (0–0.1), ``scratches`` and ``dust`` (counts), ``haze``, ``blur``,
     ``noise``, ``jpeg``.
@@ -129,8 +132,8 @@ def compose_window_frame(card=None, size=(640, 480), rng=None, deck: str = "stan
     """
     rng = _rng(rng)
     known = {"view_mm", "distance_mm", "offset_mm", "roll", "card_turn", "card_shift_mm", "tilt",
-             "guide", "room", "distortion", "vignette", "light", "tint", "exposure", "glare",
-             "reflection", "scratches", "dust", "haze", "blur", "noise", "jpeg"}
+             "guide", "hood", "room", "room_seed", "distortion", "vignette", "light", "tint", "exposure",
+             "glare", "reflection", "scratches", "dust", "haze", "blur", "noise", "jpeg"}
     unknown = set(conditions) - known
     if unknown:
         raise TypeError(f"unknown condition(s) {sorted(unknown)}: known are {sorted(known)}")
@@ -155,9 +158,15 @@ def compose_window_frame(card=None, size=(640, 480), rng=None, deck: str = "stan
     guide_name = c.get("guide", "black")
     guide_bgr = np.array(GUIDE_COLOURS.get(guide_name, GUIDE_COLOURS["black"]), np.float32)
     room = float(c.get("room", 0.0))
-    coarse = rng.uniform(0.3, 1.0, (4, 5)).astype(np.float32) * room
-    bg = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
-    hood = guide_bgr * float(rng.uniform(0.5, 1.0))
+    pattern = rng.uniform(0.3, 1.0, (4, 5)).astype(np.float32)
+    if c.get("room_seed") is not None:
+        # The room as it stands (the same blotches at another level of light): one
+        # sitting's room, seen again. (The frame's own draw is made all the same, so
+        # that the frames after it do not change.)
+        pattern = np.random.default_rng(int(c["room_seed"])).uniform(0.3, 1.0, (4, 5)).astype(np.float32)
+    bg = cv2.resize(pattern * room, (w, h), interpolation=cv2.INTER_CUBIC)
+    shade = float(rng.uniform(0.5, 1.0))
+    hood = guide_bgr * float(c.get("hood", shade))
     frame = np.clip(np.dstack([hood[0] + bg * 235, hood[1] + bg * 240, hood[2] + bg * 245]),
                     0, 255).astype(np.uint8)
 

@@ -257,3 +257,102 @@ def test_live_calibration_takes_a_card_again_when_its_face_is_not_the_decks_shap
     jd = faces[Card("JD")]
     assert jd.shape[1] / jd.shape[0] == pytest.approx(deck.aspect, rel=0.04)
     assert sorted(deck.check["ok"]) == sorted(cards) and not deck.check["confused"]
+
+
+def _window_camera(said, rooms, design="standard", seed=7, still=12, left_lying=None):
+    """A reader window's frames during a live pass that shows the card each request names
+    (as a person would lay it face down on the plate): the empty window, then the card,
+    still, until the next request. The room's light through the guide's opening changes
+    from card to card (``rooms[k]`` for the k-th card laid and the empty window before
+    it), as when a lamp is switched on. ``left_lying``: after the first card is taken it
+    stays on the plate (never taken away) while the light changes."""
+    import re
+
+    from vision.synth_window import compose_window_frame
+    rng = np.random.default_rng(seed)
+    reader = dict(view_mm=160.0, distance_mm=90.0, guide="black", card_turn=2.0)
+    empty, _ = compose_window_frame(None, rng=rng, deck=design, room=rooms[0], **reader)
+    for _ in range(6):
+        yield empty
+    served = 0
+    while served < len(said):
+        served = len(said)
+        card = re.search(r"\((\w+)\)", said[-1]).group(1)
+        room = rooms[(served - 1) % len(rooms)]
+        if left_lying is not None and served > 1:
+            card = left_lying          # the first card, never taken away
+        else:
+            empty, _ = compose_window_frame(None, rng=rng, deck=design, room=room, **reader)
+            for _ in range(2):
+                yield empty
+        frame, _ = compose_window_frame(card, rng=rng, deck=design, sticker=False, room=room, **reader)
+        for _ in range(still):
+            if len(said) != served:
+                break
+            yield frame
+
+
+@needs_art
+def test_live_calibration_through_the_reader_window_is_not_stalled_by_the_rooms_light():
+    # The room's light through the guide's opening changes from one card to the next (a
+    # lamp switched on and off): the empty window is still seen as empty between two
+    # cards, and each card is asked for and taken once.
+    cards = [Card("9S"), Card("JH"), Card("AC"), Card("KD")]
+    said = []
+    deck, faces = calibrate_live(_window_camera(said, rooms=[0.0, 0.12, 0.02, 0.1]),
+                                 announce=said.append, stable=4, cards=cards)
+    assert [s.split("(")[1][:2] for s in said] == ["9S", "JH", "AC", "KD"]
+    assert deck.cards == sorted(cards, key=lambda c: c.index)
+    assert sorted(deck.check["ok"]) == sorted(cards)
+
+
+@needs_art
+def test_a_card_left_on_the_reader_window_is_not_taken_for_the_next_when_the_light_changes():
+    said = []
+    frames = _window_camera(said, rooms=[0.0, 0.3, 0.1, 0.35], left_lying="9S", still=30)
+    with pytest.raises(CalibrationError, match="stopped while waiting for the jack of hearts.*1 of 2"):
+        calibrate_live(frames, announce=said.append, stable=4, cards=["9S", "JH"])
+
+
+@needs_art
+def test_the_empty_table_is_told_from_a_card_or_a_hand_under_a_changed_light():
+    from vision.deck_calibration import _table_clear
+    from vision.plain.background import TableModel
+    card = [place("JH", (330, 240), 25)]
+    _, empty, _ = scene(card, seed=11, cloth="green", markers=False, noise=2)
+    table = TableModel()
+    for _ in range(5):
+        table.learn(empty)
+    # A lamp switched on at one side: the light across the table is uneven now.
+    _, lit, _ = scene(card, seed=11, cloth="green", markers=False, noise=2, light=0.5)
+    assert float((table.foreground(lit, update=False) > 0).mean()) > 0.01   # not a gain change
+    assert _table_clear(table, lit)
+    # A card lying there, or a hand over it, under the same lamp: not the empty table.
+    with_card, _, _ = scene(card, seed=11, cloth="green", markers=False, noise=2, light=0.5)
+    assert not _table_clear(table, with_card)
+    for cover in (0.5, 1.0):
+        hand, _, _ = scene(card, seed=11, cloth="green", markers=False, noise=2, light=0.5, hand=0,
+                           hand_cover=cover)
+        assert not _table_clear(table, hand)
+
+
+@needs_art
+def test_the_reader_guides_opening_lit_by_the_room_is_no_card_and_the_window_is_empty():
+    # A strong light through the opening shows its outline, card-shaped and a little
+    # larger than a card, round nothing: it is not taken for a card, and the window is
+    # empty; it stays the table's once seen, so that it is never taken later either.
+    from vision.deck_calibration import _corner_shift, _outlines_alone, _table_clear
+    from vision.plain.background import TableModel
+    from vision.synth_window import compose_window_frame
+    rng = np.random.default_rng(7)
+    reader = dict(view_mm=160.0, distance_mm=90.0, guide="black")
+    empty, _ = compose_window_frame(None, rng=rng, room=0.0, **reader)
+    table = TableModel()
+    for _ in range(5):
+        table.learn(empty)
+    lit_frame, _ = compose_window_frame(None, rng=rng, room=0.3, **reader)
+    lit = []
+    assert _outlines_alone(lit_frame, table, lit=lit) == [] and len(lit) == 1
+    assert _table_clear(table, lit_frame)
+    card, _ = compose_window_frame("JH", rng=rng, room=0.3, sticker=False, **reader)
+    assert all(_corner_shift(o.corners, lit[0]) > 5 for o in _outlines_alone(card, table, lit=lit))

@@ -45,6 +45,26 @@ def test_glare_reflections_and_plate_marks_change_the_picture_not_the_truth():
     assert faulty.max() == 255 and np.abs(faulty.astype(int) - clean).mean() > 2
 
 
+def test_one_readers_hood_and_one_rooms_blotches_stay_as_they_are_when_given():
+    # One sitting: the hood's shade is the reader's, the room's blotches through the
+    # opening the room's (another level of light, the same pattern); drawn per frame
+    # otherwise, without changing the frames drawn after it.
+    def opening_mean(img, truth):
+        x0, y0 = truth["opening"].min(axis=0).astype(int) + 10
+        x1, y1 = truth["opening"].max(axis=0).astype(int) - 10
+        return img[y0:y1, x0:x1].astype(float).mean(axis=(0, 1))
+    same = [opening_mean(*compose_window_frame(None, rng=k, hood=0.7, room=0.1, room_seed=5))
+            for k in (1, 2)]
+    assert np.abs(same[0] - same[1]).max() < 1.0
+    other = opening_mean(*compose_window_frame(None, rng=1, hood=0.7, room=0.1, room_seed=6))
+    assert np.abs(other - same[0]).max() > 1.0
+    a = np.random.default_rng(3)
+    b = np.random.default_rng(3)
+    compose_window_frame(None, rng=a, room=0.1)
+    compose_window_frame(None, rng=b, room=0.1, hood=0.6, room_seed=9)
+    assert a.random() == b.random()
+
+
 def test_unknown_conditions_and_builds_are_refused():
     with pytest.raises(TypeError, match="lens_flare"):
         compose_window_frame(None, lens_flare=1)
