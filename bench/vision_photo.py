@@ -10,6 +10,7 @@ answers are scored against the truth as in ``bench.vision_plain``.
 
     python -m bench.vision_plain --photo [--tables 6] [--photos 12] [--json out.json]
     python -m bench.vision_photo --keep DIR      # also keep the photos and decks
+    python -m bench.vision_plain --photo --designs kde-tuning --splits tuning --seed 300   # tuning only
 """
 from __future__ import annotations
 
@@ -26,12 +27,23 @@ import cv2
 import numpy as np
 
 from bench import vision_sets as vs
+from bench.plain_tuning import textures
 from bench.vision_plain import REPORT_SEED, score_frame
 from engine.cards import DECK, Card
 
 PHOTO_CAMERAS = {"webcam": (960, 540), "phone": (1280, 960)}
 """The photo mode's cameras and their frame sizes (bench.vision_sets profiles)."""
 PHOTO_DESIGNS = vs.VALIDATION_DESIGNS + vs.NPM_DESIGNS
+"""The photo mode's designs unless told otherwise: validation and npm designs."""
+DESIGN_GROUPS = {"kde-tuning": vs.TUNING_DESIGNS, "kde-validation": vs.VALIDATION_DESIGNS,
+                 "npm": vs.NPM_DESIGNS}
+PHOTO_SPLITS = {"tuning": tuple(s for g in ("wood", "cloth", "felt") for s in vs.SURFACES["tuning"][g]),
+                "busy": tuple(f"tune:{k}" for k in textures.KINDS),
+                "validation": vs.PHOTO_SURFACES}
+"""Surfaces of the photo mode by split: the tuning split's tables (no printed mat: a
+photo of a home table) and busy surfaces of the tuning tools' own (carpet, grained wood,
+a woven mat, terrazzo: bench.plain_tuning.textures), for tuning; the home tables (wood,
+carpet, tiles), for validation."""
 
 
 def euchre_table() -> list:
@@ -40,16 +52,27 @@ def euchre_table() -> list:
     return [str(exe)] if exe.is_file() else [sys.executable, "-m", "controller.cli"]
 
 
-def photo_tables(n: int, seed: int, cameras=("webcam", "phone")) -> list:
-    """``n`` photo sessions: validation (and npm) designs on photo surfaces, the cameras
-    taking turns."""
+def _env() -> dict:
+    """The environment of the commands: this checkout first on the import path, so that
+    the code measured is the code the benchmark runs from (a venv's ``euchre-table`` may
+    be installed from another checkout)."""
+    root = str(Path(__file__).resolve().parent.parent)
+    rest = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=root + (os.pathsep + rest if rest else ""))
+
+
+def photo_tables(n: int, seed: int, cameras=("webcam", "phone"), designs=PHOTO_DESIGNS,
+                 splits=("validation",)) -> list:
+    """``n`` photo sessions: ``designs`` (default: validation and npm designs) on the
+    photo surfaces of ``splits`` (default: validation), the cameras taking turns."""
     rng = np.random.default_rng([seed, 77])
+    surfaces = [(sp, s) for sp in splits for s in PHOTO_SPLITS[sp]]
     out = []
     for i in range(n):
-        design = PHOTO_DESIGNS[(i * 5) % len(PHOTO_DESIGNS)]
-        surface = vs.PHOTO_SURFACES[i % len(vs.PHOTO_SURFACES)]
+        design = designs[(i * 5) % len(designs)]
+        split, surface = surfaces[i % len(surfaces)]
         camera = cameras[i % len(cameras)]
-        s = vs.draw_session(rng, "validation", size=PHOTO_CAMERAS[camera], design=design,
+        s = vs.draw_session(rng, "tuning" if split == "busy" else split, size=PHOTO_CAMERAS[camera], design=design,
                             surface=surface, profile=camera)
         out.append((s, int(rng.integers(1 << 30))))
     return out
@@ -65,7 +88,7 @@ def run_table(session, rng, photos: int, folder: Path) -> dict:
         cv2.imwrite(str(cal_dir / f"{card}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
     deck = folder / "deck.npz"
     cal = subprocess.run(euchre_table() + ["calibrate", "deck", "--from-dir", str(cal_dir),
-                                           "--out", str(deck)], capture_output=True, text=True)
+                                           "--out", str(deck)], capture_output=True, text=True, env=_env())
     result = {"camera": session.profile.name, "design": session.design, "surface": session.surface,
               "card_px": round(session.card_px()), "calibrate_exit": cal.returncode,
               "calibrate_said": (cal.stdout + cal.stderr).strip().splitlines()[:6],
@@ -86,7 +109,7 @@ def run_table(session, rng, photos: int, folder: Path) -> dict:
         result["note"] = "no deck file: calibration failed"
         return result
     rec = subprocess.run(euchre_table() + ["recognize", "--mode", "plain", "--deck", str(deck),
-                                           "--json"] + paths, capture_output=True, text=True)
+                                           "--json"] + paths, capture_output=True, text=True, env=_env())
     answers = {}
     for line in rec.stdout.splitlines():
         try:
@@ -107,15 +130,17 @@ def run_table(session, rng, photos: int, folder: Path) -> dict:
 
 
 def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, keep=None,
-              cameras=("webcam", "phone")) -> int:
+              cameras=("webcam", "phone"), designs=PHOTO_DESIGNS, splits=("validation",)) -> int:
     cv2.setNumThreads(1)
     base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="euchre-photo-"))
     rows = []
+    busy = textures.registered()      # the tuning tools' own surfaces (tune:<kind>)
+    busy.__enter__()
     try:
         print(f"photo mode, seed {seed}: {tables} tables ({', '.join(cameras)} taking turns), 24 "
               f"calibration photos and {photos} photos of four cards each, through the command line",
               flush=True)
-        for i, (session, sub) in enumerate(photo_tables(tables, seed, cameras)):
+        for i, (session, sub) in enumerate(photo_tables(tables, seed, cameras, designs, splits)):
             rng = np.random.default_rng(sub)
             r = run_table(session, rng, photos, base / f"table-{i:02d}")
             rows.append(r)
@@ -142,6 +167,7 @@ def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, 
                 json.dump({"seed": seed, "tables": rows}, f, indent=1)
         return 1 if w else 0
     finally:
+        busy.__exit__(None, None, None)
         if not keep:
             shutil.rmtree(base, ignore_errors=True)
 
@@ -154,7 +180,17 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--keep", metavar="DIR", help="keep the photos, decks and answers here")
     ap.add_argument("--cameras", default="webcam,phone", help="webcam, phone or both (taking turns)")
+    ap.add_argument("--designs", help="design groups (kde-tuning, kde-validation, npm); "
+                    "default: kde-validation,npm")
+    ap.add_argument("--splits", default="validation",
+                    help="surface splits: tuning (cloth, felt, oak), busy (tuning: carpet, grain, sisal, "
+                    "terrazzo of our own) or validation (home tables)")
     args = ap.parse_args(argv)
+    try:
+        designs, splits = photo_choice(args.designs, args.splits)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     if args.keep and os.path.exists(args.keep) and os.listdir(args.keep):
         print(f"--keep {args.keep}: the folder is not empty; give a new one", file=sys.stderr)
         return 2
@@ -163,7 +199,25 @@ def main(argv=None) -> int:
     if bad or not cameras:
         print(f"--cameras {args.cameras}: choose from {', '.join(PHOTO_CAMERAS)}", file=sys.stderr)
         return 2
-    return run_photo(args.tables, args.photos, args.seed, args.json, args.keep, cameras)
+    return run_photo(args.tables, args.photos, args.seed, args.json, args.keep, cameras, designs, splits)
+
+
+def photo_choice(design_groups, split_names) -> tuple:
+    """(designs, splits) of the photo mode from comma-separated names; ValueError names a
+    wrong one. ``design_groups`` None: the validation and npm designs."""
+    if design_groups is None:
+        designs = PHOTO_DESIGNS
+    else:
+        groups = [g for g in design_groups.split(",") if g]
+        bad = [g for g in groups if g not in DESIGN_GROUPS]
+        if bad or not groups:
+            raise ValueError(f"--designs {design_groups}: choose from {', '.join(DESIGN_GROUPS)}")
+        designs = tuple(d for g in groups for d in DESIGN_GROUPS[g])
+    splits = tuple(s for s in split_names.split(",") if s)
+    bad = [s for s in splits if s not in PHOTO_SPLITS]
+    if bad or not splits:
+        raise ValueError(f"--splits {split_names}: choose from {', '.join(PHOTO_SPLITS)}")
+    return designs, splits
 
 
 if __name__ == "__main__":

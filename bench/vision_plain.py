@@ -318,8 +318,17 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     if args.photo:
-        from bench.vision_photo import run_photo
-        return run_photo(args.tables, args.photos, args.seed, args.json)
+        from bench.vision_photo import photo_choice, run_photo
+        # Photo mode's own defaults (validation and npm designs on home tables) unless
+        # designs or splits are named.
+        named = any(a.startswith(("--designs", "--splits")) for a in args_in)
+        try:
+            designs, splits = photo_choice(args.designs if named else None,
+                                           args.splits if named else "validation")
+        except ValueError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        return run_photo(args.tables, args.photos, args.seed, args.json, designs=designs, splits=splits)
     if args.quick:
         args.sessions, args.frames = 1, 3
     dgs = [d for d in args.designs.split(",") if d]

@@ -26,7 +26,7 @@ import numpy as np
 from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, recognize_plain
 from vision.plain.background import COARSE, TableModel
-from vision.plain.calibration import CalibrationError, check_shapes, lone_card
+from vision.plain.calibration import CalibrationError, NoCardFound, check_shapes, lone_card
 from vision.plain.straighten import face_of
 
 __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
@@ -157,12 +157,21 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
     used only by the check (see :func:`fresh_views`)."""
     folder = Path(folder)
     found, _ = _pictures(folder)
-    faces, sizes, bad = {}, {}, []
+    faces, sizes, bad, no_card = {}, {}, [], []
     for card, p in found.items():
+        # Every photo is looked at, so that one message names all those to take again.
         try:
             faces[card], sizes[card] = _face_and_size(_read_picture(p), p.name)
+        except NoCardFound:
+            no_card.append(p.name)
         except CalibrationError as exc:
             bad.append(str(exc))
+    if no_card:
+        which = (f"{no_card[0]}: no card found in it" if len(no_card) == 1 else
+                 f"no card found in {len(no_card)} of {len(found)} photos: {', '.join(no_card)}")
+        bad.insert(0, f"{which}; take {'it' if len(no_card) == 1 else 'them'} again with the card "
+                   "alone, face up and whole, in view of the camera (at least 60 px long); no deck "
+                   "is made without every card (its look-alike would be named in its place)")
     if bad:
         raise CalibrationError("; ".join(bad))
     photos = [s for s in sizes.values() if s]

@@ -152,6 +152,22 @@ def test_calibrate_deck_command_writes_nothing_when_a_photo_has_no_card(photo_di
     assert not out.exists()
 
 
+@needs_art
+def test_calibrate_deck_command_names_every_photo_without_a_card_in_one_message(photo_dir, tmp_path, capsys):
+    # All the photos are looked at, so that the user learns at once which to take again.
+    folder = _copy(photo_dir, tmp_path / "three-empty")
+    _, empty, _ = scene([place("9C", (210, 150), 0)], seed=8, cloth="blue", markers=False)
+    for name in ("9C.jpg", "JH.jpg", "AS.jpg"):
+        cv2.imwrite(str(folder / name), empty)
+    out = tmp_path / "d.npz"
+    assert _run_cli("calibrate", "deck", "--from-dir", str(folder), "--out", str(out)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err            # one line
+    assert "no card found in 3 of 24 photos" in err
+    assert all(name in err for name in ("9C.jpg", "JH.jpg", "AS.jpg"))
+    assert not out.exists()
+
+
 def test_calibrate_deck_command_explains_what_is_missing(tmp_path, capsys):
     assert _run_cli("calibrate", "deck", "--from-dir", str(tmp_path)) == 2
     assert "--out FILE" in capsys.readouterr().err

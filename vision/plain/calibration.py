@@ -21,12 +21,16 @@ class CalibrationError(ValueError):
     """Pictures that cannot make a deck, with a message saying which and what to do."""
 
 
+class NoCardFound(CalibrationError):
+    """A picture in which no card was found."""
+
+
 def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str = "the picture"):
     """The one card lying in a frame (an Outline), or a CalibrationError saying what was
     seen instead. With ``table`` (the empty table learnt), edges of the table are ignored."""
     outlines = top_level(find_outlines(frame, None, table=table))
     if not outlines:
-        raise CalibrationError(f"{what}: no card found in it; lay one card alone, face up and "
+        raise NoCardFound(f"{what}: no card found in it; lay one card alone, face up and "
                                "whole, in view of the camera (at least 60 px long)")
     if len(outlines) > 1:
         big = max(o.area for o in outlines)

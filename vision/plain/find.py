@@ -533,6 +533,8 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
                                    min_long, both_all, stats, max_long, veto)
+    if table is None and outlines:
+        outlines = grow_outlines(frame_bgr, outlines, aspect, min_long, max_long)
     return _merge(outlines)
 
 
@@ -647,3 +649,129 @@ def top_level(outlines: list) -> list:
     """The outlines that lie inside no other outline."""
     inner = {j for o in outlines for j in o.inside}
     return [o for i, o in enumerate(outlines) if i not in inner]
+
+
+# ------------------------------------------------------------------ single photos
+# Without the empty table learnt (a photo given to ``recognize``, a calibration photo),
+# a card on a busy surface (wood grain, carpet, tiles) is often found only by the frame
+# line of its own picture: its outer edge runs into the surface's own edges, so it is no
+# clean blob of edges, while the frame inside it is. ``grow_outlines`` looks outward
+# from each such outline for the card's edge.
+
+GROW_MAX = 0.2
+"""How far beyond an outline (a fraction of its short side) the card's edge is looked for."""
+GROW_MIN = 0.03
+"""Least distance (a fraction of the short side) between a picture's frame and the card's
+edge: closer steps are the frame's own line, a rim or a shadow."""
+GAP_TEXTURE = 6.0
+"""Largest spread of colour (YCrCb, chroma weighted as in ``STEP``) along the band between an
+outline and the edge found beyond it, whatever the table beyond: that band is the card's
+plain margin."""
+GAP_STEP = 15.0
+"""Least difference of colour (as ``STEP``) between that band and the table beyond the edge."""
+PAPER_CLOSE = 25.0
+"""Largest difference of colour (as ``STEP``) between that band and the lightest tenth of
+what lies inside the outline (the card's paper): a margin is the card's own paper."""
+GAP_RATIO = 0.5
+"""On a busy table, the band may vary up to this fraction of the table's spread just beyond
+the edge (a light margin is not perfectly even in a noisy, blurred photo)."""
+
+
+def _side_fractions(colour: np.ndarray, quads: np.ndarray, n: int = 32) -> np.ndarray:
+    """(Q, 4): for each side, the fraction of its points lying on a step (as
+    :func:`side_support` judges a point)."""
+    offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0, 5.0, 6.0, 7.0], np.float32)
+    _, _, _, st = step_profiles(colour, quads, offsets, n, 0.1, 0.9)
+    at = st[..., :5].max(axis=3)
+    beside = np.median(st[..., 5:], axis=3)
+    return ((at >= STEP) & (at >= PEAK * beside)).mean(axis=2)
+
+
+def _moved_out(q: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """The clockwise quadrilateral ``q`` with side k moved outward by ``d[..., k]`` px
+    (the corners where the moved sides cross). ``d``: (..., 4)."""
+    a, b = q, np.roll(q, -1, axis=0)
+    u = (b - a) / np.hypot(*(b - a).T)[:, None]
+    normal = np.stack([u[:, 1], -u[:, 0]], axis=-1)
+    p = a + normal * d[..., :, None]                     # a point on each moved side
+    p1, u1 = np.roll(p, 1, axis=-2), np.roll(u, 1, axis=0)
+    det = u1[:, 0] * (-u[:, 1]) + u[:, 0] * u1[:, 1]
+    r = p - p1
+    t = (r[..., 0] * (-u[:, 1]) + u[:, 0] * r[..., 1]) / det
+    return (p1 + t[..., None] * u1).astype(np.float32)
+
+
+def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float] = None,
+                  min_long: float = MIN_LONG_SIDE, max_long: float = np.inf) -> list:
+    """Outlines that were a card's picture frame replaced by the card's own edge: each
+    side is moved outward to the first straight step beyond a plain band (the card's
+    margin), and the grown outline must pass the finder's checks (shape, steps under
+    every side). Outlines with no such edge around them are kept as they were."""
+    out = []
+    for o in outlines:
+        q = o.corners.astype(np.float32)
+        sides = np.hypot(*(np.roll(q, -1, axis=0) - q).T)
+        short = float(min(sides))
+        lo, hi = max(2, int(GROW_MIN * short)), int(GROW_MAX * short)
+        if hi <= lo:
+            out.append(o)
+            continue
+        ds = np.arange(1, hi + 1, dtype=np.float32)
+        quads = _moved_out(q, np.repeat(ds[:, None], 4, axis=1))
+        frac = _side_fractions(frame_bgr, clockwise(quads))            # (len(ds), 4)
+        on = frac >= MIN_SUPPORT
+        # Each side goes to the first step beyond a stretch without one (the margin), at
+        # least ``lo`` out, or stays where it is.
+        after_gap = np.cumsum(~on, axis=0) > 0
+        on &= after_gap & (ds[:, None] >= lo)
+        d = np.where(on.any(axis=0), ds[on.argmax(axis=0)], 0.0).astype(np.float32)
+        moved = d > 0
+        paper = _paper_colour(frame_bgr, q) if moved.any() else None
+        if not moved.any() or not all(_plain_band(frame_bgr, q, k, d[k], paper) for k in np.nonzero(moved)[0]):
+            out.append(o)
+            continue
+        grown = _moved_out(q, d)
+        better = _verify(frame_bgr, clockwise(grown[None]), aspect, min_long, reach=2.0, max_long=max_long)
+        if len(better) == 1 and better[0].area > o.area:
+            better[0].blob = o.blob
+            out.append(better[0])
+        else:
+            out.append(o)
+    return out
+
+
+def _paper_colour(frame_bgr: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The colour (YCrCb, chroma weighted as in ``STEP``) of the card's paper as seen
+    inside outline ``q``: the median of its lightest tenth."""
+    g = (np.arange(16, dtype=np.float32) + 0.5) / 16
+    u, v = np.meshgrid(g, g)
+    a, b, c, d = q
+    pts = ((1 - u) * (1 - v))[..., None] * a + (u * (1 - v))[..., None] * b \
+        + (u * v)[..., None] * c + ((1 - u) * v)[..., None] * d
+    col = sample(frame_bgr, pts.reshape(-1, 2)).astype(np.float32) @ _TO_YCC.T
+    light = col[col[:, 0] >= np.percentile(col[:, 0], 90)]
+    return np.median(light, axis=0)
+
+
+def _plain_band(frame_bgr: np.ndarray, q: np.ndarray, k: int, d: float, paper=None) -> bool:
+    """Whether the band between side ``k`` of outline ``q`` and the same side moved out
+    by ``d`` is plain (a card's margin: its colour varies along the side less than the
+    table's beyond it does), of the colour of the card's ``paper`` (when given), and at
+    least as light as what lies beyond (not a shadow)."""
+    inner = clockwise(q[None])
+    base, normal, _ = _side_samples(inner, 32, 0.15, 0.85)
+    base, normal = base[0, k], normal[0, k]
+    # Keep 1.5 px off both edges of the band (blur spreads each edge over a pixel or two).
+    offsets = np.linspace(1.5, d - 1.5, 3) if d >= 4 else np.array([d / 2])
+    band = np.stack([sample(frame_bgr, base + normal * o) for o in offsets]).astype(np.float32) @ _TO_YCC.T
+    beyond = np.stack([sample(frame_bgr, base + normal * (d + o)) for o in (3.0, 5.0, 7.0)]).astype(np.float32) \
+        @ _TO_YCC.T
+    spread_in = float(np.median(np.sqrt(band.var(axis=1).sum(-1))))
+    spread_out = float(np.median(np.sqrt(beyond.var(axis=1).sum(-1))))
+    plain = spread_in <= max(GAP_TEXTURE, GAP_RATIO * spread_out)
+    # The margin is not the table: their colours differ (a plank's grain line with the same
+    # wood on both sides is no card's edge).
+    apart = float(np.linalg.norm(np.median(band.reshape(-1, 3), axis=0) - np.median(beyond.reshape(-1, 3), axis=0)))
+    mine = paper is None or float(np.linalg.norm(np.median(band.reshape(-1, 3), axis=0) - paper)) <= PAPER_CLOSE
+    return plain and mine and apart >= GAP_STEP \
+        and float(np.median(band[..., 0])) >= float(np.median(beyond[..., 0])) - 10.0

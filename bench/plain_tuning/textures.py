@@ -1,0 +1,101 @@
+"""Busy table surfaces of our own for tuning the single-photo finder: a berber carpet, a light wood with strong grain, a woven sisal mat, terrazzo.
+
+They are drawn here (not by vision.synth_surfaces) so that the benchmark's own carpet,
+wood and tile surfaces stay unseen while the finder is tuned. ``registered()`` makes
+them known to the renderer as ``tune:<kind>`` for the time of a ``with`` block.
+
+>>> with registered():                                            # doctest: +SKIP
+...     img, truth = compose_frame(places, surface="tune:berber")
+"""
+from __future__ import annotations
+
+import contextlib
+
+import cv2
+import numpy as np
+
+KINDS = ("berber", "grain", "sisal", "terrazzo")
+
+
+def _blur_noise(rng, shape, sigma_px: float) -> np.ndarray:
+    n = rng.standard_normal(shape).astype(np.float32)
+    if sigma_px > 0.3:
+        n = cv2.GaussianBlur(n, (0, 0), sigma_px)
+    return n / max(float(n.std()), 1e-6)
+
+
+def texture(kind: str, shape, ppm: float, rng) -> np.ndarray:
+    """A ``kind`` surface (float BGR, 0..255) of ``shape`` pixels at ``ppm`` px per mm."""
+    h, w = shape
+    if kind == "berber":
+        base = np.array(rng.choice([[150, 170, 185], [120, 120, 125], [90, 110, 140], [170, 175, 175]]),
+                        np.float32) * np.float32(rng.uniform(0.8, 1.15))
+        loops = _blur_noise(rng, shape, 0.6 * ppm)
+        fleck = (rng.random(shape) < 0.06).astype(np.float32)
+        fleck = cv2.GaussianBlur(fleck, (0, 0), max(0.5, 0.5 * ppm)) * 4
+        img = base * (1.0 + 0.25 * loops - 0.35 * np.clip(fleck, 0, 1))[:, :, None]
+    elif kind == "grain":
+        base = np.array(rng.choice([[120, 175, 215], [140, 190, 225], [90, 140, 190]]), np.float32)
+        angle = rng.uniform(0, np.pi)
+        big = max(h, w) * 2
+        n = rng.standard_normal((big // 8 + 1, big)).astype(np.float32)
+        n = cv2.GaussianBlur(n, (0, 0), sigmaX=max(1.0, 0.5 * ppm), sigmaY=0.1)
+        n = cv2.resize(n, (big, big), interpolation=cv2.INTER_LINEAR)   # streaks along y... then turned
+        n = cv2.GaussianBlur(n, (0, 0), sigmaX=0.1, sigmaY=25 * ppm)
+        m = cv2.getRotationMatrix2D((big / 2, big / 2), float(np.degrees(angle)), 1.0)
+        n = cv2.warpAffine(n, m, (big, big))[big // 2 - h // 2: big // 2 - h // 2 + h,
+                                             big // 2 - w // 2: big // 2 - w // 2 + w]
+        n = n / max(float(n.std()), 1e-6)
+        streak = np.clip(n, 0, None) ** 1.5
+        img = base * (1.0 - 0.22 * streak + 0.05 * _blur_noise(rng, shape, 20 * ppm))[:, :, None]
+    elif kind == "sisal":
+        base = np.array(rng.choice([[110, 160, 190], [90, 130, 160], [150, 160, 170]]), np.float32)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / np.float32(ppm)
+        period = rng.uniform(3.0, 6.0)
+        a = rng.uniform(0, np.pi)
+        u = xx * np.cos(a) + yy * np.sin(a)
+        v = -xx * np.sin(a) + yy * np.cos(a)
+        weave = np.sin(2 * np.pi * u / period) * np.sign(np.sin(np.pi * v / period))
+        img = base * (1.0 + 0.18 * weave + 0.1 * _blur_noise(rng, shape, 0.5 * ppm))[:, :, None]
+    elif kind == "terrazzo":
+        base = np.array(rng.choice([[200, 200, 195], [175, 185, 190], [150, 150, 150]]), np.float32)
+        img = np.empty((h, w, 3), np.float32)
+        img[:] = base
+        chips = int(h * w / (ppm * ppm) / 40)
+        for _ in range(chips):
+            c = tuple(float(x) for x in rng.uniform(30, 230, 3))
+            r = max(1, int(rng.uniform(0.8, 4.0) * ppm))
+            cv2.circle(img, (int(rng.integers(w)), int(rng.integers(h))), r, c, -1)
+        img *= (1.0 + 0.05 * _blur_noise(rng, shape, 0.5 * ppm))[:, :, None]
+    else:
+        raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(KINDS)}")
+    return img
+
+
+@contextlib.contextmanager
+def registered():
+    """The renderer knows ``tune:<kind>`` surfaces inside this block."""
+    import vision.synth_surfaces as ss
+    orig_parse, orig_tex = ss.parse, ss.surface_texture
+
+    def parse(spec):
+        if isinstance(spec, str) and spec.startswith("tune:"):
+            kind = spec.split(":", 1)[1]
+            if kind not in KINDS:
+                raise ss.SurfaceError(f"unknown tuning texture {spec!r}")
+            return "tune", [kind]
+        return orig_parse(spec)
+
+    def surface_texture(spec, region, ppm, rng=None, layout=None):
+        if isinstance(spec, str) and spec.startswith("tune:"):
+            x0, y0, x1, y1 = (float(v) for v in region)
+            shape = (max(1, int(round((y1 - y0) * ppm))), max(1, int(round((x1 - x0) * ppm))))
+            img = texture(spec.split(":", 1)[1], shape, ppm, ss._rng(rng))
+            return np.clip(img, 0, 255).astype(np.uint8)
+        return orig_tex(spec, region, ppm, rng, layout)
+
+    ss.parse, ss.surface_texture = parse, surface_texture
+    try:
+        yield
+    finally:
+        ss.parse, ss.surface_texture = orig_parse, orig_tex
