@@ -140,3 +140,27 @@ def test_a_light_rimmed_card_on_the_printed_mats_grey_ground_is_found_against_th
         outlines = _outlines_alone(frame, table)
         assert len(outlines) == 1, card
         assert corner_error(outlines[0].corners, truth) < 0.03 * session.card_px(), card
+
+
+def test_a_box_printed_on_the_white_mat_is_not_taken_for_a_card():
+    # The all-white mat's zone boxes are faint lines that the learnt table's edge map can
+    # miss; a box of a card's shape (EAST's) was then found as a card, larger than the
+    # card lying in the middle, and the live calibration never saw the card alone.
+    from bench import vision_sets as vs
+    from engine.cards import DECK
+    from vision.synth import compose_scene
+    rng = np.random.default_rng([321, 5, 1, 1280])
+    session = vs.draw_session(rng, "tuning", "white-mat", size=(1280, 720), design="oxygen-white")
+    assert ":white:" in session.surface
+    rng = np.random.default_rng([321, 6, 1, 1280])
+    empty = compose_scene([], size=session.size, rng=rng, **session.conditions())
+    table = TableModel()
+    for _ in range(5):
+        table.learn(empty.shoot(rng)[0])
+    card = DECK[int(rng.integers(24))]
+    places, _ = vs.frame_placements(session, rng, "alone", cards=[card])
+    laid = compose_scene(places, size=session.size, rng=rng, **session.conditions())
+    frame, truth = laid.shoot(rng)[0], np.asarray(laid.truth[0]["corners"])
+    outlines = find_outlines(frame, None, table=table)
+    assert len(outlines) == 1 and corner_error(outlines[0].corners, truth) < 0.03 * session.card_px()
+    assert find_outlines(empty.shoot(rng)[0], None, table=table) == []

@@ -58,6 +58,12 @@ MIN_LONG_SIDE = 50.0
 """Smallest card (long side, in frame pixels) looked for."""
 CHROMA_WEIGHT = 2.0
 """Weight of chroma against luma in a colour step."""
+TABLE_OWN = 0.6
+"""With the learnt table: an outline three of whose sides lie, for at least this share
+of their length, on steps the empty table has too (at least 0.3 as strong: its
+picture is kept at up to 640 px wide, where a thin line is fainter), is the
+table's own (a box printed on the mat whose faint lines the table's edge map missed),
+not a card."""
 OPEN_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 
 
@@ -533,7 +539,27 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
                                    min_long, both_all, stats, max_long, veto)
+    if veto is not None and outlines:
+        outlines = _not_the_tables(outlines, colour, table)
     return _merge(outlines)
+
+
+def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
+    """The outlines that are not the empty table's own shapes (see ``TABLE_OWN``): each
+    side's steps in the frame are compared with the steps at the same places in the
+    learnt table's picture. A card hides the table under it, so at most the sides that
+    lie along the table's lines are shared; a box printed on the mat shares all four.
+    (The table's edge map misses faint lines: Canny keeps no strong pixel of them.)"""
+    mean = table.mean
+    scale = mean.shape[1] / colour.shape[1]
+    quads = np.stack([o.corners for o in outlines]).astype(np.float32)
+    offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0], np.float32)
+    _, _, _, st = step_profiles(colour, quads, offsets, 24, 0.1, 0.9)
+    _, _, _, st_table = step_profiles(mean, quads * scale, offsets * scale, 24, 0.1, 0.9)
+    at, at_table = st.max(axis=3), st_table.max(axis=3)
+    shared = (at_table >= STEP) & (at_table >= 0.3 * at)
+    own = (shared.mean(axis=2) >= TABLE_OWN).sum(axis=1) >= 3
+    return [o for o, x in zip(outlines, own) if not x]
 
 
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
