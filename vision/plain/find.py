@@ -527,8 +527,9 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     if table_edges is not None and table_edges.shape == edges.shape:
         # Steps on (or within two pixels of) the empty table's own edges, where the table
         # still shows them, are the table's: they neither make nor verify a card's side.
-        veto = (cv2.dilate(table_edges, np.ones((3, 3), np.uint8)).astype(np.float32) / 255.0, scale,
-                TableDifference(table, frame_bgr))
+        veto = (cv2.dilate(table_edges, np.ones((3, 3), np.uint8)).astype(np.float32) / 255.0, scale)
+        if _has_picture(table):
+            veto += (TableDifference(table, frame_bgr),)
         # Edges the table shows still are left out of the edge map; where a card now
         # hides a mat line, its own edge along it stays.
         keep = cv2.bitwise_not(table_edges)
@@ -581,9 +582,15 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
                                    min_long, both_all, stats, max_long, veto)
-    if veto is not None and outlines:
+    if veto is not None and outlines and _has_picture(table):
         outlines = _not_the_tables(outlines, colour, table)
     return _merge(outlines)
+
+
+def _has_picture(table) -> bool:
+    """Whether the table model keeps the empty table's picture (a ``TableModel``), not
+    only its edges (a calibration's second look at a crop)."""
+    return getattr(table, "mean", None) is not None and hasattr(table, "difference")
 
 
 def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
