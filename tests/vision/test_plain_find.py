@@ -165,13 +165,3 @@ def test_a_box_printed_on_the_white_mat_is_not_taken_for_a_card():
     assert len(outlines) == 1 and corner_error(outlines[0].corners, truth) < 0.03 * session.card_px()
     assert find_outlines(empty, None, table=table) == []
 
-
-def test_a_card_beside_a_line_of_the_white_mat_is_judged_by_its_difference_from_the_table():
-    # The nine of hearts lies with a side a pixel or two from the UP-CARD box's line: the
-    # line is the table's own edge there, so the side could not be judged by the frame's
-    # steps; in the frame's difference from the learnt table the line is gone and the
-    # card's edge is not.
-    session, table, laid, _ = _laid_alone("white-mat", "oxygen-white", 2, empty_frames=5)
-    frame, truth = laid[1]
-    outlines = find_outlines(frame, None, table=table)
-    assert len(outlines) == 1 and corner_error(outlines[0].corners, truth) < 0.03 * session.card_px()

@@ -144,23 +144,6 @@ class TableModel:
         changed = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
         return cv2.bitwise_and(self.edges, cv2.bitwise_not(changed * 255))
 
-    def difference(self, frame: np.ndarray) -> Optional[np.ndarray]:
-        """The frame at work size, its light matched to the table's (one gain over the
-        places that still look alike, as for ``table_edges``), minus the learnt table:
-        float32 BGR, near zero wherever the table shows as it was. A card laid beside or
-        over a printed line keeps its own edge in it; the line is gone. None before
-        learning or for a frame of another size."""
-        if not self.ready or self.shape != frame.shape[:2]:
-            return None
-        work = _work(frame).astype(np.float32)
-        g = cv2.cvtColor(work[::4, ::4], cv2.COLOR_BGR2GRAY)
-        ref = cv2.cvtColor(self.mean[::4, ::4], cv2.COLOR_BGR2GRAY)
-        ratio = float(np.median((ref + 8) / (g + 8)))
-        like = np.abs(g * ratio - ref) < 2 * SAME_GREY
-        if like.sum() > 100:
-            ratio = float(np.median((ref[like] + 8) / (g[like] + 8)))
-        return work * np.float32(ratio) + np.float32(8 * (ratio - 1)) - self.mean
-
     def _matched(self, ycc: np.ndarray, ref: np.ndarray, like: np.ndarray) -> np.ndarray:
         out = ycc.copy()
         if like.sum() < 50:

@@ -279,47 +279,10 @@ def step_profiles(frame: np.ndarray, quads: np.ndarray, offsets: np.ndarray, n: 
     diff = (s[..., k:, :] - s[..., :k, :]) @ _TO_YCC.T
     steps = np.sqrt((diff ** 2).sum(-1))
     if veto is not None:
-        vmap, vscale = veto[:2]
+        vmap, vscale = veto
         mid = base[:, :, :, None, :] + normal[:, :, None, None, :] * offsets[None, None, None, :, None]
-        v = sample(vmap, mid * vscale)
-        steps *= 1.0 - v
-        if len(veto) > 2:
-            steps += _difference_steps(veto[2], base, normal, offsets, vscale, v)
+        steps *= 1.0 - sample(vmap, mid * vscale)
     return base, normal, t, steps
-
-
-class TableDifference:
-    """The frame's difference from the learnt table (``TableModel.difference``), made
-    only when a step on the table's own edges is looked at."""
-
-    def __init__(self, table, frame: np.ndarray):
-        self.table, self.frame, self._diff, self._made = table, frame, None, False
-
-    def __call__(self) -> Optional[np.ndarray]:
-        if not self._made:
-            self._diff, self._made = self.table.difference(self.frame), True
-        return self._diff
-
-
-def _difference_steps(difference, base, normal, offsets, scale, v) -> np.ndarray:
-    """Where the table has an edge of its own (``v`` > 0), the step across the side in
-    the frame's difference from the learnt table (a step across two of its pixels),
-    weighted by ``v``: the printed line is gone there, a card's edge beside or over it
-    is not."""
-    out = np.zeros(v.shape, np.float32)
-    sel = v > 0
-    if not sel.any():
-        return out
-    diff = difference()
-    if diff is None:
-        return out
-    q, side, i, j = np.nonzero(sel)
-    nrm = normal[q, side]
-    p = base[q, side, i] + nrm * offsets[j][:, None]
-    half = 1.0 / scale
-    d = (sample(diff, (p + nrm * half) * scale) - sample(diff, (p - nrm * half) * scale)) @ _TO_YCC.T
-    out[sel] = np.sqrt((d ** 2).sum(-1)) * v[sel]
-    return out
 
 
 def quick_support(edges_dilated: np.ndarray, scale: float, quads: np.ndarray, n: int = 12) -> np.ndarray:
@@ -425,15 +388,11 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) 
     ok = (at >= STEP) & (at >= PEAK * beside)
     if veto is None:
         return ok.mean(axis=2).min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
-    vmap, vscale = veto[:2]
+    vmap, vscale = veto
     seen = sample(vmap, base * vscale) < 0.5
     n_seen = seen.sum(axis=2)
     frac = (ok & seen).sum(axis=2) / np.maximum(n_seen, 1)
-    # A side lying mostly on the table's own edges (a card laid along a printed line):
-    # with the learnt table's picture, it is judged all along by the steps of the
-    # frame's difference from the table; without, it cannot be judged.
-    along = ok.mean(axis=2) if len(veto) > 2 else 0.0
-    frac = np.where(n_seen >= MIN_SEEN * n, frac, along)
+    frac = np.where(n_seen >= MIN_SEEN * n, frac, 0.0)
     return frac.min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
 
 
@@ -528,8 +487,6 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         # Steps on (or within two pixels of) the empty table's own edges, where the table
         # still shows them, are the table's: they neither make nor verify a card's side.
         veto = (cv2.dilate(table_edges, np.ones((3, 3), np.uint8)).astype(np.float32) / 255.0, scale)
-        if _has_picture(table):
-            veto += (TableDifference(table, frame_bgr),)
         # Edges the table shows still are left out of the edge map; where a card now
         # hides a mat line, its own edge along it stays.
         keep = cv2.bitwise_not(table_edges)
@@ -590,7 +547,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
 def _has_picture(table) -> bool:
     """Whether the table model keeps the empty table's picture (a ``TableModel``), not
     only its edges (a calibration's second look at a crop)."""
-    return getattr(table, "mean", None) is not None and hasattr(table, "difference")
+    return getattr(table, "mean", None) is not None
 
 
 def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
