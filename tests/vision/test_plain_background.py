@@ -62,4 +62,3 @@ def test_the_tables_own_edges_stay_except_where_a_card_hides_them(mat_scene):
     assert hidden > 50 and (still[inner] > 0).sum() < 0.1 * hidden
     far = cv2.dilate(card, np.ones((41, 41), np.uint8)) == 0
     assert (still[far] > 0).sum() >= 0.95 * (all_edges[far] > 0).sum()
-

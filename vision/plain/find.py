@@ -20,7 +20,9 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    lines: rounded corners do not pull them in.
 5. *Verify.* Every side must lie on a step over ``MIN_SUPPORT`` of its length (a step of
    ``STEP`` that stands ``PEAK`` times above the table just outside), the shape must be
-   the deck's, and opposite sides nearly equal. Overlapping outlines are one card.
+   the deck's, and opposite sides nearly equal. With the learnt table, an outline whose
+   sides are steps the empty table has too is the table's (a box printed on the mat).
+   Overlapping outlines are one card.
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
