@@ -567,7 +567,7 @@ def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
     at, at_table = st.max(axis=3), st_table.max(axis=3)
     shared = (at_table >= STEP) & (at_table >= 0.3 * at)
     own = (shared.mean(axis=2) >= TABLE_OWN).sum(axis=1) >= 3
-    return [o for o, x in zip(outlines, own) if not x]
+    return [o for o, x in zip(outlines, own, strict=True) if not x]
 
 
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
