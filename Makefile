@@ -68,6 +68,7 @@ art: setup
 bench-vision: setup art
 	$(PY) -m bench.vision_stickers
 	$(PY) -m bench.vision_plain
+	$(PY) -m bench.vision_speed
 	$(PY) -m bench.vision_window
 
 # Plain-deck reading on frames of a second, physically based renderer (Blender's Cycles)

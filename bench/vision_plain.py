@@ -68,6 +68,8 @@ def reader_for(deck, empty_frames=()) -> Callable:
     except ImportError:
         TableModel = None
     if TableModel is not None and len(empty_frames):
+        if hasattr(deck, "prepare"):
+            deck.prepare()           # as the service does at start
         table = TableModel()
         for f in empty_frames:
             table.learn(f)

@@ -86,6 +86,7 @@ class TableService:
             from vision.plain.background import TableModel
             from vision.recognize import load_plain_deck
             self.deck = load_plain_deck(cfg.path(cfg.vision["deck"]))
+            self.deck.prepare()      # now, so that no frame of play waits for it
             # The camera's frames teach it the empty table (seen before every hand),
             # against which cards are found on any surface.
             self.table = TableModel()

@@ -291,7 +291,9 @@ def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = No
         card = Card(card)
         results = []
         for frame in frames:
-            seen = recognize_plain(frame, deck, table=table)
+            # Each view read from scratch: a copy of the table keeps no reading of an
+            # earlier view (the reader does not read a still card again).
+            seen = recognize_plain(frame, deck, table=_frozen(table) if table is not None else None)
             named = [s for s in seen if s.card is not None]
             if not named:
                 guesses = [str(s.guess) for s in seen if s.guess is not None and s.guess != card]

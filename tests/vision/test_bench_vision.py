@@ -126,3 +126,28 @@ def test_the_latency_of_a_stickered_card_through_the_service_is_measured(need_ar
     assert r["read"]
     # The tracker needs the card in 3 frames: never sooner than two frame periods.
     assert 2000 / vl.FPS - 5 < r["latency_ms"] < 1500
+
+
+def test_the_speed_bench_times_and_scores_the_same_frames_again_after_keeping_them(need_art, tmp_path, capsys):
+    from bench import vision_speed as vsp
+    from bench.plain_tuning.scenes import art_deck
+    from vision.synth import compose_scene
+    rng = np.random.default_rng(5)
+    s = vs.draw_session(rng, "tuning", "cloth", size=(640, 480), design="standard")
+    empty = compose_scene([], size=s.size, rng=rng, **s.conditions())
+    data = [{"label": "test", "size": s.size, "deck": art_deck("standard"),
+             "empty": [empty.shoot(rng)[0] for _ in range(3)],
+             "frames": vsp.session_frames(s, rng, 1, ["empty", "four", "add"])}]
+    assert [f[0] for f in data[0]["frames"]] == ["empty", "four", "before add", "before add", "add"]
+    assert [len(f[2]) for f in data[0]["frames"]] == [0, 4, 3, 3, 4]
+    first = vsp.run(data, stages=True)
+    assert all(r["ms"] > 0 for r in first["frames"])
+    assert first["stages"][1]["find (all)"] > 0 and first["stages"][1]["read+decide (all)"] > 0
+    vsp.save(data, tmp_path / "kept")
+    again = vsp.run(vsp.load(tmp_path / "kept"))
+    assert [(r["kind"], r["in_view"], r["named"]) for r in again["frames"]] == \
+        [(r["kind"], r["in_view"], r["named"]) for r in first["frames"]]
+    vsp.summary(again)
+    out = capsys.readouterr().out
+    assert "640x480" in out and "add" in out
+    assert vsp.main(["--load", str(tmp_path / "missing")]) == 2

@@ -151,3 +151,43 @@ def test_a_still_table_is_not_read_again(deck, monkeypatch):
     moved[200:260, 300:360] = 255                                     # something changes in view
     plain.recognize_plain(moved, deck, table=table)
     assert len(calls) == 2
+
+
+def test_a_card_lying_still_is_not_read_again_while_the_view_changes_elsewhere(deck, monkeypatch):
+    import vision.plain.decide as decide
+    frame, empty, truth = scene(TRICK[:2], seed=9, markers=False)
+    table = TableModel()
+    table.learn(empty)
+    reads = []
+    real = decide.read_views
+    monkeypatch.setattr(decide, "read_views", lambda *a, **k: reads.append(1) or real(*a, **k))
+    first = plain.recognize_plain(frame, deck, table=table)
+    assert len(reads) == 2
+    # The camera brightens (a card laid elsewhere changes its exposure) and something
+    # moves at the frame's edge: the frame is read again, but the two cards are not.
+    brighter = np.clip(frame.astype(np.float32) * 1.06 + 3, 0, 255).astype(np.uint8)
+    brighter[:40, :60] = 90
+    again = plain.recognize_plain(brighter, deck, table=table)
+    assert len(reads) == 2
+    assert _named(again) == _named(first)
+    # A finger over one card's corner: that card is read again (and no longer named as
+    # it was on trust), the other is not.
+    covered = brighter.copy()
+    c = np.asarray(truth[0]["corners"], float)
+    x, y = (0.75 * c[0] + 0.25 * c[2]).astype(int)
+    covered[y - 12:y + 12, x - 12:x + 12] = (60, 90, 160)
+    plain.recognize_plain(covered, deck, table=table)
+    assert len(reads) == 3
+    # A copy of the table (calibration freezes one) keeps no readings and the same deck.
+    import copy
+    frozen = copy.deepcopy(table)
+    assert frozen.read_cache.entries == [] and frozen.read_cache.deck is deck
+
+
+def test_prepare_works_out_every_look_alike_pair_before_play(deck):
+    from vision.plain.deck import PlainDeck
+    fresh = PlainDeck(name=deck.name, cards=deck.cards, faces=deck.faces, aspect=deck.aspect)
+    assert fresh.prepare() is fresh
+    for a in range(len(fresh.cards)):
+        for b in fresh.alike[a]:
+            assert (min(a, b), max(a, b), False) in fresh._places and (a, b, True) in fresh._places

@@ -114,11 +114,17 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     order = sorted(range(len(outlines)), key=lambda i: -outlines[i].area)
     part_of_named = set()
     sightings = []
+    reads = _ReadCache.of(table, deck)
     for i in order:
         if i in part_of_named:
             continue
         o = outlines[i]
-        r = read_views(upright_views(frame, o.corners, deck.aspect), deck)
+        views = upright_views(frame, o.corners, deck.aspect)
+        r = reads.get(o.corners, views[0]) if reads is not None else None
+        if r is None:
+            r = read_views(views, deck)
+            if reads is not None:
+                reads.put(o.corners, views[0], r)
         up, turned = portrait_orders(o.corners)
         if r.card is not None:
             part_of_named.update(o.inside)
@@ -132,6 +138,8 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     if foreground is not None:
         out += _unexplained(foreground, out, size)
         table.last_read = (cells, [_copy(s, None) for s in out], deck)
+    if reads is not None:
+        reads.next_frame()
     if zones is not None:
         for s in out:
             s.zone = zones(s.center)
@@ -147,6 +155,86 @@ def _cells(frame: np.ndarray) -> np.ndarray:
     h, w = frame.shape[:2]
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     return cv2.resize(grey, (max(1, w // 16), max(1, h // 16)), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+SAME_PLACE = 0.6
+"""Largest move (frame px) of any corner of a card's outline for it to count as the card
+read in an earlier frame ..."""
+SAME_VIEW = 0.12
+"""... and largest change of its straightened face's print (in its own light, so that the
+camera's exposure and white balance do not count; averaged over 8x8 px blocks, any
+block) for that reading to stand without reading it again. On tuning frames, a still card
+found again within a fraction of a pixel, under a camera that adjusts its exposure to a
+card laid beside it, changed by 0.02-0.12 (more when its outline shifted by half a pixel:
+it is read again); a finger or a lamp's glare over it, or another card, changes it far
+more."""
+KEEP_FRAMES = 30
+"""Frames a reading is kept while its card is not seen (a hand passing over it)."""
+
+
+class _ReadCache:
+    """The readings of the cards in recent frames of one camera, each with its outline
+    and its straightened face. A card whose outline has not moved and whose face has not
+    changed (no finger, shadow or lamp over it) since it was read is not read again:
+    while a hand lays a card, the cards already on the table lie still, and reading is
+    most of a frame's work. What is kept is whatever ``decide.read_views`` returned."""
+
+    def __init__(self, deck):
+        self.deck = deck
+        self.entries = []          # [corners (4, 2), print of the face, reading, age]
+
+    @classmethod
+    def of(cls, table, deck) -> Optional["_ReadCache"]:
+        """The cache kept with the service's table model (None without a table)."""
+        if table is None:
+            return None
+        cache = getattr(table, "read_cache", None)
+        if cache is None or cache.deck is not deck:
+            cache = table.read_cache = cls(deck)
+        return cache
+
+    def __deepcopy__(self, memo):
+        # A copy of the table model (calibration freezes one) starts with no readings,
+        # and shares the deck rather than copying it.
+        return _ReadCache(self.deck)
+
+    def get(self, corners, face):
+        """The earlier reading of this card, or None when it has moved or changed."""
+        q = np.asarray(corners, np.float32)
+        near = [e for e in self.entries if float(np.abs(e[0] - q).max()) <= SAME_PLACE]
+        if not near:
+            return None
+        p = _print(face)
+        h, w = p.shape
+        for e in near:
+            if e[1].shape != p.shape:
+                continue
+            d = cv2.resize(cv2.absdiff(e[1], p), (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
+            if float(d.max()) <= SAME_VIEW:
+                e[3] = 0
+                return e[2]
+        return None
+
+    def put(self, corners, face, reading) -> None:
+        q = np.asarray(corners, np.float32)
+        # A card read again (it changed) replaces its earlier reading.
+        self.entries = [e for e in self.entries if float(np.abs(e[0] - q).max()) > SAME_PLACE]
+        self.entries.append([q.copy(), _print(face), reading, 0])
+
+    def next_frame(self) -> None:
+        for e in self.entries:
+            e[3] += 1
+        self.entries = [e for e in self.entries if e[3] <= KEEP_FRAMES][-32:]
+
+
+def _print(face: np.ndarray) -> np.ndarray:
+    """A straightened face's grey in units of the light falling on it (what varies more
+    slowly than about 8 px divided out), float32."""
+    g = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    h, w = g.shape
+    small = cv2.resize(g, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
+    light = cv2.resize(cv2.GaussianBlur(small, (0, 0), 1.5), (w, h), interpolation=cv2.INTER_LINEAR)
+    return g / (light + 8.0)
 
 
 def _copy(s: "Sighting", zones) -> "Sighting":

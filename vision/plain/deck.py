@@ -126,6 +126,17 @@ class PlainDeck:
             self._places[key] = read.places(self.templates[key[0]].face.sharp, tb[::-1, ::-1] if turned else tb)
         return self._places[key]
 
+    def prepare(self) -> "PlainDeck":
+        """Work out now what reading otherwise works out the first time it needs it:
+        where each card and each of its look-alikes differ, both ways up (about half a
+        second of CPU for a deck on the development machine; the service does it once at
+        start, so that no frame of play waits for it). Returns the deck."""
+        for a in range(len(self.cards)):
+            for b in self.alike[a]:
+                self.places(a, b)
+                self.places(a, b, turned=True)
+        return self
+
     def save(self, path) -> Path:
         """Write the deck as a compressed ``.npz``: the faces as PNG bytes and a JSON ``meta``."""
         path = Path(path)
