@@ -10,10 +10,10 @@ frame's edge (``edge``), and, reported apart, a hand and arm over or beside a ca
 
 Design groups: KDE tuning designs, KDE validation designs, npm designs (validation).
 Surface groups: the tuning and the validation split's surfaces (cloth, felt, wood,
-printed mat; patterned cloth and carpet/tiles in validation only), each with the
-split's camera profile.
+printed mat, the older all-white mat; patterned cloth and carpet/tiles in validation
+only), each with the split's camera profile.
 
-    python -m bench.vision_plain --quick                 # one session per cell: 30 sessions, 10-20 min
+    python -m bench.vision_plain --quick                 # one session per cell: 36 sessions, 12-25 min
     python -m bench.vision_plain                         # the report run
     python -m bench.vision_plain --designs kde-tuning --splits tuning --json out.json
     python -m bench.vision_plain --photo                 # webcam photos through the CLI
@@ -297,7 +297,7 @@ def main(argv=None) -> int:
     ap.add_argument("--designs", default="kde-tuning,kde-validation,npm",
                     help="design groups: kde-tuning, kde-validation, npm")
     ap.add_argument("--splits", default="tuning,validation", help="surface/camera splits")
-    ap.add_argument("--groups", help="only these surface groups (cloth, felt, wood, mat, patterned, photo)")
+    ap.add_argument("--groups", help="only these surface groups (cloth, felt, wood, mat, white-mat, patterned, photo)")
     ap.add_argument("--sessions", type=int, default=3, help="sessions per design group, split and surface group")
     ap.add_argument("--frames", type=int, default=6, help="frames of each kind per session")
     ap.add_argument("--kinds", default=",".join(vs.FRAME_KINDS[:1] + vs.FRAME_KINDS[2:]),

@@ -8,7 +8,7 @@ faults), so that a validation figure is measured on things the method never saw.
 >>> TUNING_DESIGNS[:2], VALIDATION_DESIGNS[:2]
 (('standard', 'oxygen'), ('ancient-egyptians', 'gm-paris'))
 >>> sorted(SURFACES["tuning"])
-['cloth', 'felt', 'mat', 'wood']
+['cloth', 'felt', 'mat', 'white-mat', 'wood']
 >>> set(TUNING_DESIGNS) & set(VALIDATION_DESIGNS)
 set()
 
@@ -46,7 +46,8 @@ NPM_DESIGNS = ("touati-standard", "kennard-2color", "kennard-2color-big", "kenna
 #   "wood:<species>:<finish>"     planks; finish matte | satin | gloss (varnish reflections)
 #   "pattern:<kind>"              checks | stripes | tartan | print | dots
 #   "carpet:<kind>", "tiles:<kind>"
-#   "mat:<A3|A4>:<surface>"       the project's printed paper mat lying on <surface>
+#   "mat:<A3|A4>:<surface>"       the project's printed paper mat (grey card area) on <surface>
+#   "mat:<A3|A4>:white:<surface>" the older all-white printed mat on <surface>
 # Colours are names the renderer knows; each frame varies the shade a little.
 SURFACES = {
     "tuning": {
@@ -54,6 +55,9 @@ SURFACES = {
         "felt": ("felt:green", "felt:navy"),
         "wood": ("wood:oak:matte", "wood:oak:satin", "wood:oak:gloss"),
         "mat": ("mat:A3:wood:oak:satin", "mat:A3:cloth:green", "mat:A3:felt:navy"),
+        # Last, so that the groups before it draw the same sessions as without it.
+        "white-mat": ("mat:A3:white:wood:oak:satin", "mat:A3:white:cloth:green",
+                      "mat:A3:white:felt:navy"),
     },
     "validation": {
         "cloth": ("cloth:teal", "cloth:purple", "cloth:dark", "cloth:beige", "cloth:white",
@@ -66,6 +70,8 @@ SURFACES = {
         "photo": ("carpet:loop", "carpet:shag", "tiles:ceramic", "tiles:marble"),
         "mat": ("mat:A4:wood:walnut:satin", "mat:A4:wood:pine:matte", "mat:A4:cloth:teal",
                 "mat:A4:carpet:loop"),
+        "white-mat": ("mat:A4:white:wood:walnut:satin", "mat:A4:white:wood:pine:matte",
+                      "mat:A4:white:cloth:teal", "mat:A4:white:carpet:loop"),
     },
 }
 """Whole backgrounds, by split and group."""

@@ -21,11 +21,16 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "mat", help="print the table mat, or calibrate the camera to it",
-        description="With --pdf: write the printable table mat (A3, or --a4). With --calibrate "
+        description="With --pdf: write the printable table mat (A3, or --a4; its card area "
+                    "printed mid grey, so that white cards stand out, or all white with "
+                    "--white). With --calibrate "
                     "IMAGE --out FILE: find the mat's markers in a camera image and save the "
                     "zones (image → mat map) as JSON for `recognize --zones` and the service.")
     p.add_argument("--pdf", metavar="FILE", help="write the mat as a PDF at true size")
     p.add_argument("--a4", action="store_true", help="the A4 mat instead of A3")
+    p.add_argument("--white", action="store_true",
+                   help="with --pdf: the older all-white mat (plain decks with light-rimmed "
+                        "cards are found less well on it)")
     p.add_argument("--calibrate", metavar="IMAGE", help="camera image showing the whole mat")
     p.add_argument("--out", metavar="FILE", help="zones file to write (with --calibrate)")
     p.add_argument("--reader-window", metavar="IMAGE",
@@ -197,8 +202,9 @@ def cmd_mat(args) -> int:
             return _fail(f"mat: cannot write {args.reader_pdf}: {exc}")
         print(f"wrote {args.reader_pdf}: the reader window and the rack; print at 100% on A4")
     if args.pdf:
-        write_mat_pdf(args.pdf, a4=args.a4)
-        print(f"wrote {args.pdf}: print at 100% (actual size) on {'A4' if args.a4 else 'A3'}")
+        write_mat_pdf(args.pdf, a4=args.a4, ground="white" if args.white else "grey")
+        print(f"wrote {args.pdf}: print at 100% (actual size) on {'A4' if args.a4 else 'A3'}"
+              + (" (the all-white mat)" if args.white else ""))
     if args.calibrate:
         if not args.out:
             return _fail("mat --calibrate needs --out FILE for the zones")

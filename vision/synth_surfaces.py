@@ -2,7 +2,7 @@
 
 A surface is named by a string (see :func:`surface_texture`), e.g. ``"wood:walnut:gloss"``,
 ``"felt:burgundy"``, ``"pattern:checks"``, ``"mat:A3:wood:oak:satin"`` (the project's
-printed mat lying on an oak table). Textures are drawn over a rectangle of the table
+printed mat lying on an oak table; ``"mat:A3:white:wood:oak:satin"``: the older white mat). Textures are drawn over a rectangle of the table
 at a given resolution, so that the camera's view of them has its true scale and
 perspective; each call varies shades, grain and layout with its random generator.
 
@@ -62,7 +62,7 @@ class SurfaceError(ValueError):
 
 def known_surfaces() -> str:
     return ("cloth:<colour>, felt:<colour>, wood:<species>:<finish>, pattern:<kind>, "
-            "carpet:<kind>, tiles:<kind>, mat:<A3|A4>:<surface>; colours: "
+            "carpet:<kind>, tiles:<kind>, mat:<A3|A4>[:white]:<surface>; colours: "
             + ", ".join(CLOTH_COLOURS) + "; woods: " + ", ".join(WOODS) + "; finishes: "
             + ", ".join(FINISHES) + "; patterns: " + ", ".join(PATTERNS) + "; carpets: "
             + ", ".join(CARPETS) + "; tiles: " + ", ".join(TILES))
@@ -87,12 +87,19 @@ def parse(spec: str) -> tuple:
     elif kind == "mat":
         ok = len(args) >= 2 and args[0].upper() in ("A3", "A4")
         if ok:
-            parse(":".join(args[1:]))
+            parse(":".join(mat_under(args)))
     else:
         ok = False
     if not ok:
         raise SurfaceError(f"unknown surface {spec!r}: known are {known_surfaces()}")
     return kind, args
+
+
+def mat_under(args) -> list:
+    """The surface under a mat spec's paper: ``["A3", "white", "wood", "oak"]`` (the
+    older white mat) and ``["A3", "wood", "oak"]`` (the grey-ground mat) both give
+    ``["wood", "oak"]``."""
+    return list(args[2:] if len(args) > 2 and args[1] == "white" else args[1:])
 
 
 def _is_hex(s: str) -> bool:
@@ -339,20 +346,21 @@ def _tiles(kind, region, shape, ppm, rng) -> np.ndarray:
 
 # ---------------------------------------------------------------------- the mat
 @lru_cache(maxsize=8)
-def _mat_grey(layout_name: str, ppm_key: float) -> np.ndarray:
+def _mat_grey(layout_name: str, ppm_key: float, ground: str = "grey") -> np.ndarray:
     from vision.zones import MatLayout, render_mat
     layout = MatLayout.named(layout_name)
-    return np.array(render_mat(layout, px_per_mm=ppm_key, labels=True))
+    return np.array(render_mat(layout, px_per_mm=ppm_key, labels=True, ground=ground))
 
 
-def mat_paper(layout, region, shape, ppm, rng, under: np.ndarray) -> np.ndarray:
-    """The printed mat (white paper, grey lines and labels, black markers) laid on the
+def mat_paper(layout, region, shape, ppm, rng, under: np.ndarray, ground: str = "grey") -> np.ndarray:
+    """The printed mat (``vision.zones.render_mat``: white paper, the card area's grey
+    ground or white with ``ground="white"``, lines and labels, black markers) laid on the
     surface ``under`` (float32 BGR over the same ``region``): slightly off-white paper,
     not quite flat (a gentle shading and a shift of a fraction of a millimetre), a
     sheen, and a thin shadow along its edges."""
     h, w = shape
     ppm_key = float(np.clip(round(ppm * 2 * 4) / 4, 2.0, 8.0))   # drawn at ~2× for sharp markers
-    grey = _mat_grey(layout.name, ppm_key)
+    grey = _mat_grey(layout.name, ppm_key, ground)
     # Shrink with area averaging first (remap alone would alias the markers' edges).
     sx = ppm / ppm_key
     grey = cv2.resize(grey, (max(1, int(round(grey.shape[1] * sx))), max(1, int(round(grey.shape[0] * sx)))),
@@ -394,8 +402,9 @@ def surface_texture(spec: str, region, ppm: float, rng=None, layout=None) -> np.
     Names: ``cloth:<colour>``, ``felt:<colour>`` (a name of CLOTH_COLOURS or a hex
     RRGGBB), ``wood:<species>[:<finish>]``, ``pattern:<checks|stripes|tartan|print|dots>``,
     ``carpet:<loop|shag>``, ``tiles:<ceramic|marble>``, ``mat:<A3|A4>:<surface>`` (the
-    printed mat, at its place on the table, on that surface; ``layout`` overrides the
-    mat's layout).
+    printed mat with its grey card area, at its place on the table, on that surface;
+    ``layout`` overrides the mat's layout), ``mat:<A3|A4>:white:<surface>`` (the older
+    all-white mat).
     """
     rng = _rng(rng)
     kind, args = parse(spec)
@@ -405,9 +414,10 @@ def surface_texture(spec: str, region, ppm: float, rng=None, layout=None) -> np.
     shape = (h, w)
     if kind == "mat":
         from vision.zones import MatLayout
-        under = surface_texture(":".join(args[1:]), region, ppm, rng).astype(np.float32)
+        under = surface_texture(":".join(mat_under(args)), region, ppm, rng).astype(np.float32)
         lay = layout if layout is not None else MatLayout.named(args[0])
-        img = mat_paper(lay, (x0, y0, x1, y1), shape, ppm, rng, under)
+        img = mat_paper(lay, (x0, y0, x1, y1), shape, ppm, rng, under,
+                        ground="white" if args[1] == "white" else "grey")
     elif kind in ("cloth", "felt"):
         img = _cloth(args[0], shape, ppm, rng, felt=kind == "felt")
     elif kind == "wood":

@@ -221,17 +221,49 @@ def aruco_dictionary():
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, ARUCO_DICTIONARY))
 
 
+MAT_GROUNDS = ("grey", "white")
+"""How the mat's card area is printed. ``grey`` (the default): the area where cards lie
+(every zone and the gaps between them) is a mid-grey tint, so that a white card, or a
+card whose edge is a light rim, has a strong step all round against it; the lines and
+labels are darker grey on it. ``white``: the older mat, all white paper with grey lines
+(cards with a light rim have only a faint edge on it)."""
+
+GROUND_GREY = 150
+"""The tint of the grey ground (0 black, 255 white): about half way between a card's
+white paper and a dark card border, so both stand out from it; ~40% ink coverage, which
+any printer prints."""
+
+
+def card_area(layout: "MatLayout") -> tuple:
+    """The rectangle (mm) that holds every zone: where the grey ground is printed."""
+    rects = np.array(list(layout.zones.values()), np.float64)
+    return (float(rects[:, 0].min()), float(rects[:, 1].min()),
+            float(rects[:, 2].max()), float(rects[:, 3].max()))
+
+
 def render_mat(layout: Optional[MatLayout] = None, px_per_mm: float = 4.0,
-               labels: bool = True):
-    """The mat as a greyscale PIL image at ``px_per_mm`` (white paper, black markers,
-    grey zone outlines and labels)."""
+               labels: bool = True, ground: str = "grey"):
+    """The mat as a greyscale PIL image at ``px_per_mm``: white paper, black markers,
+    the card area printed with ``ground`` (see MAT_GROUNDS), zone outlines and labels.
+
+    >>> img = render_mat(px_per_mm=1.0)
+    >>> img.getpixel((210, 148)) == GROUND_GREY, img.getpixel((2, 148))
+    (True, 255)
+    """
     import cv2
     from PIL import Image, ImageDraw
 
+    if ground not in MAT_GROUNDS:
+        raise ValueError(f"unknown mat ground {ground!r}: choose {' or '.join(MAT_GROUNDS)}")
     layout = layout or MatLayout.a3()
     w, h = round(layout.width_mm * px_per_mm), round(layout.height_mm * px_per_mm)
     img = Image.new("L", (w, h), 255)
     draw = ImageDraw.Draw(img)
+    # White paper: outlines and labels mid grey. Grey ground: darker, so they read on it
+    # and stay fainter than a card's edge against the ground.
+    line_grey, label_grey = (150, 150) if ground == "white" else (95, 70)
+    if ground == "grey":
+        draw.rectangle([round(v * px_per_mm) for v in card_area(layout)], fill=GROUND_GREY)
     dictionary = aruco_dictionary()
     for marker_id, (x, y, side) in layout.markers.items():
         n = round(side * px_per_mm)
@@ -241,7 +273,7 @@ def render_mat(layout: Optional[MatLayout] = None, px_per_mm: float = 4.0,
     font = label_font(round(5 * px_per_mm))
     for name, (x0, y0, x1, y1) in layout.zones.items():
         box = [round(v * px_per_mm) for v in (x0, y0, x1, y1)]
-        draw.rectangle(box, outline=150, width=line)
+        draw.rectangle(box, outline=line_grey, width=line)
         if labels and font is not None:
             text = ZONE_LABELS.get(name, name)
             if layout.name == "A4":
@@ -250,14 +282,14 @@ def render_mat(layout: Optional[MatLayout] = None, px_per_mm: float = 4.0,
             if tw > box[2] - box[0] - 2 * line:
                 text = ZONE_SHORT.get(name, name)
                 tw = draw.textlength(text, font=font)
-            draw.text(((box[0] + box[2] - tw) / 2, box[1] + 2 * line), text, fill=150, font=font)
+            draw.text(((box[0] + box[2] - tw) / 2, box[1] + 2 * line), text, fill=label_grey, font=font)
     if labels and font is not None:
         # Bottom-left, between the marker and South's area, where no card lies.
         small = label_font(round(3 * px_per_mm * layout.width_mm / A3_MM[0]))
         k = layout.width_mm / A3_MM[0]
         draw.multiline_text((round(44 * k * px_per_mm), round(262 * k * px_per_mm)),
                             f"euchre-table mat {layout.name}\nprint at 100% (actual size)\n"
-                            "keep the 4 markers flat, in view", fill=120, font=small)
+                            "keep the 4 markers flat, in view", fill=label_grey, font=small)
     return img
 
 
@@ -276,10 +308,11 @@ def label_font(size: int):
         return ImageFont.load_default()
 
 
-def write_mat_pdf(path, a4: bool = False, dpi: int = 200) -> Path:
-    """Write the mat as a one-page PDF at its true physical size (A3, or A4 with ``a4``)."""
+def write_mat_pdf(path, a4: bool = False, dpi: int = 200, ground: str = "grey") -> Path:
+    """Write the mat as a one-page PDF at its true physical size (A3, or A4 with ``a4``),
+    its card area printed with ``ground`` (MAT_GROUNDS)."""
     layout = MatLayout.a4() if a4 else MatLayout.a3()
-    img = render_mat(layout, px_per_mm=dpi / 25.4)
+    img = render_mat(layout, px_per_mm=dpi / 25.4, ground=ground)
     path = Path(path)
     img.save(path, "PDF", resolution=float(dpi))
     return path

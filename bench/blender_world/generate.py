@@ -145,9 +145,11 @@ def render_table(table: W.Table, frames: list, samples: int = 16, log=print, bat
     mat_png = None
     if table.mat is not None:
         from vision.zones import MatLayout, render_mat
-        mat_png = str(cache_root() / f"mat-{table.mat.layout_name}.png")
+        # The world's frames were rendered with the all-white mat: it stays so until the
+        # world's version is bumped (its cache would otherwise mix the two mats).
+        mat_png = str(cache_root() / f"mat-{table.mat.layout_name}-white.png")
         if not os.path.isfile(mat_png):
-            render_mat(MatLayout.named(table.mat.layout_name), px_per_mm=6.0).save(mat_png)
+            render_mat(MatLayout.named(table.mat.layout_name), px_per_mm=6.0, ground="white").save(mat_png)
     (tdir / "table.json").write_text(json.dumps(
         {"key": table.key, "surface": table.surface, "camera_kind": table.camera_kind,
          "lights": table.light_recipe, "designs": table.designs, "seed": table.seed,

@@ -3,6 +3,7 @@ import pytest
 
 from bench import vision_sets as vs
 from vision.art import ENGLISH_INDEX_DECKS
+from vision.synth_surfaces import mat_under
 
 
 def test_designs_split_the_english_index_kde_decks_without_overlap():
@@ -16,7 +17,7 @@ def test_no_surface_is_in_both_splits_and_photo_surfaces_are_validation():
     assert set(vs.PHOTO_SURFACES) <= validation | {s.split(":", 3)[-1] for s in validation}
     # whole kinds: no wood species and no cloth colour is shared either
     def kinds(names):
-        under = [s.split(":", 2)[2] if s.startswith("mat:") else s for s in names]
+        under = [":".join(mat_under(s.split(":")[1:])) if s.startswith("mat:") else s for s in names]
         return {":".join(s.split(":")[:2]) for s in under}
     assert not kinds(tuning) & kinds(validation)
     assert {s.split(":")[1] for s in tuning if s.startswith("mat:")} == {"A3"}

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from vision.synth import compose_frame
-from vision.zones import (ZONES, Calibration, CalibrationError, MatLayout, calibrate,
-                          detect_markers, render_mat, write_mat_pdf)
+from vision.zones import (GROUND_GREY, ZONES, Calibration, CalibrationError, MatLayout,
+                          calibrate, card_area, detect_markers, render_mat, write_mat_pdf)
 
 
 @pytest.mark.parametrize("layout", [MatLayout.a3(), MatLayout.a4()])
@@ -32,10 +32,44 @@ def test_unknown_names_give_clear_errors():
         MatLayout.a3().zone_centre("X")
 
 
-def test_the_rendered_mat_shows_all_four_markers():
-    img = np.array(render_mat(px_per_mm=2.0))
+@pytest.mark.parametrize("ground", ["grey", "white"])
+def test_the_rendered_mat_shows_all_four_markers(ground):
+    img = np.array(render_mat(px_per_mm=2.0, ground=ground))
     img = cv2.copyMakeBorder(img, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
     assert sorted(detect_markers(img)) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("layout", [MatLayout.a3(), MatLayout.a4()])
+def test_the_mats_card_area_is_printed_grey_and_the_white_mat_is_still_offered(layout):
+    ppm = 2.0
+    grey = np.array(render_mat(layout, px_per_mm=ppm))
+    white = np.array(render_mat(layout, px_per_mm=ppm, ground="white"))
+    x0, y0, x1, y1 = card_area(layout)
+    for zone in ZONES:
+        # A spot inside each zone, clear of its outline and label: where a card lies.
+        zx0, zy0, zx1, zy1 = layout.zones[zone]
+        x, y = (round(v * ppm) for v in ((zx0 + zx1) / 2, zy0 + 0.7 * (zy1 - zy0)))
+        assert grey[y, x] == GROUND_GREY and white[y, x] == 255
+    # Between the zones too (a card laid across two zones has grey all round it) ...
+    gap = layout.zones["UP"][0] - 3, (layout.zones["UP"][1] + layout.zones["UP"][3]) / 2
+    assert grey[round(gap[1] * ppm), round(gap[0] * ppm)] == GROUND_GREY
+    # ... but not round the markers, which need white paper round them.
+    for (mx, my, side) in layout.markers.values():
+        assert not (x0 < mx + side / 2 < x1 and y0 < my + side / 2 < y1)
+    assert grey[round(2 * ppm), round(2 * ppm)] == 255
+    # Lines and labels stay readable on the ground: darker than it.
+    assert 0 < grey[round(y0 * ppm) + 2:round(y1 * ppm) - 2, round(x0 * ppm) + 2:round(x1 * ppm) - 2].min() < GROUND_GREY - 40
+    with pytest.raises(ValueError, match="grey or white"):
+        render_mat(layout, ground="black")
+
+
+def test_mat_pdf_white_option(tmp_path, capsys):
+    from tests.vision.test_stickers import _run
+    assert _run(["mat", "--pdf", str(tmp_path / "grey.pdf")]) == 0
+    assert _run(["mat", "--pdf", str(tmp_path / "white.pdf"), "--white"]) == 0
+    assert "all-white" in capsys.readouterr().out
+    # The grey ground is a large area of one grey: the PDF's image is not the white one.
+    assert (tmp_path / "grey.pdf").read_bytes() != (tmp_path / "white.pdf").read_bytes()
 
 
 @pytest.mark.parametrize("a4,mm", [(False, (420, 297)), (True, (297, 210))])

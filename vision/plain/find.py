@@ -20,7 +20,9 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    lines: rounded corners do not pull them in.
 5. *Verify.* Every side must lie on a step over ``MIN_SUPPORT`` of its length (a step of
    ``STEP`` that stands ``PEAK`` times above the table just outside), the shape must be
-   the deck's, and opposite sides nearly equal. Overlapping outlines are one card.
+   the deck's, and opposite sides nearly equal. With the learnt table, an outline whose
+   sides are steps the empty table has too is the table's (a box printed on the mat).
+   Overlapping outlines are one card.
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
@@ -58,6 +60,12 @@ MIN_LONG_SIDE = 50.0
 """Smallest card (long side, in frame pixels) looked for."""
 CHROMA_WEIGHT = 2.0
 """Weight of chroma against luma in a colour step."""
+TABLE_OWN = 0.6
+"""With the learnt table: an outline three of whose sides lie, for at least this share
+of their length, on steps the empty table has too (at least 0.3 as strong: its
+picture is kept at up to 640 px wide, where a thin line is fainter), is the
+table's own (a box printed on the mat whose faint lines the table's edge map missed),
+not a card."""
 OPEN_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 
 
@@ -533,9 +541,35 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
                                    min_long, both_all, stats, max_long, veto)
+    if veto is not None and outlines and _has_picture(table):
+        outlines = _not_the_tables(outlines, colour, table)
     if table is None and outlines:
         outlines = grow_outlines(frame_bgr, outlines, aspect, min_long, max_long)
     return _merge(outlines)
+
+
+def _has_picture(table) -> bool:
+    """Whether the table model keeps the empty table's picture (a ``TableModel``), not
+    only its edges (a calibration's second look at a crop)."""
+    return getattr(table, "mean", None) is not None
+
+
+def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
+    """The outlines that are not the empty table's own shapes (see ``TABLE_OWN``): each
+    side's steps in the frame are compared with the steps at the same places in the
+    learnt table's picture. A card hides the table under it, so at most the sides that
+    lie along the table's lines are shared; a box printed on the mat shares all four.
+    (The table's edge map misses faint lines: Canny keeps no strong pixel of them.)"""
+    mean = table.mean
+    scale = mean.shape[1] / colour.shape[1]
+    quads = np.stack([o.corners for o in outlines]).astype(np.float32)
+    offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0], np.float32)
+    _, _, _, st = step_profiles(colour, quads, offsets, 24, 0.1, 0.9)
+    _, _, _, st_table = step_profiles(mean, quads * scale, offsets * scale, 24, 0.1, 0.9)
+    at, at_table = st.max(axis=3), st_table.max(axis=3)
+    shared = (at_table >= STEP) & (at_table >= 0.3 * at)
+    own = (shared.mean(axis=2) >= TABLE_OWN).sum(axis=1) >= 3
+    return [o for o, x in zip(outlines, own, strict=True) if not x]
 
 
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
