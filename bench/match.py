@@ -21,6 +21,7 @@ that see every card), which splits a level's strength into bidding and play.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import random
@@ -241,10 +242,8 @@ def first_bid_difference(t1, t2) -> Optional[str]:
     bidding was the same at both tables. ``t1``, ``t2``: (dealer index, [(seat index,
     action text), ...])."""
     (dealer, b1), (_, b2) = t1, t2
-    for i, (x, y) in enumerate(zip(b1 + [None] * len(b2), b2 + [None] * len(b1))):
+    for i, (x, y) in enumerate(itertools.zip_longest(b1, b2)):
         if x == y:
-            if x is None:
-                return None
             continue
         q = (x or y)[0]
         rel = _REL[(q - dealer - 1) % 4]
@@ -314,7 +313,7 @@ def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: flo
     if len(first) == n and n:
         # The other contracts by the first bid on which the tables parted.
         by = {}
-        for d, f, s_ in zip(diffs, first, same):
+        for d, f, s_ in zip(diffs, first, same, strict=True):
             if s_ != "same" and f is not None:
                 e = by.setdefault(f, [0, 0.0])
                 e[0] += 1
