@@ -21,6 +21,7 @@ that see every card), which splits a level's strength into bidding and play.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import random
@@ -40,9 +41,10 @@ _OPTIONS = {"scale": float, "samples": int, "sims": int,
             # Insane's search settings, for tuning (engine.bots.insane.InsaneBot)
             "work": int, "candidates": int, "batch": int, "play_weight": float,
             "bid_weight": float, "z": float, "least": int, "stochastic": int,
-            "trick_policy": int, "rollouts": int, "mix": float, "play_rollouts": int}
+            "trick_policy": int, "rollouts": int, "mix": float, "play_rollouts": int,
+            "bid_scale": float}
 _INSANE_OPTIONS = ("work", "candidates", "batch", "play_weight", "bid_weight", "z", "least",
-                   "stochastic", "trick_policy", "rollouts", "mix", "play_rollouts")
+                   "stochastic", "trick_policy", "rollouts", "mix", "play_rollouts", "bid_scale")
 # Peers that play only under OpenSpiel's rules.
 OPENSPIEL_PEERS = ("ismcts", "euchre-cli")
 
@@ -207,10 +209,10 @@ def run_pairs(a: str, b: str, rules: Rules, seed: int, start: int, count: int,
             players[s] = make_player(lv, seed * 31 + i + 4 * a_team, rules, budget, samples)
             levels[s] = lv
         tables.append((Table(rules, players, a_team), levels))
-    diffs, same, a_hands, b_hands, times = [], [], [], [], {}
+    diffs, same, first, a_hands, b_hands, times = [], [], [], [], [], {}
     for k in range(start, start + count):
         deal = deal_for(rules, seed, k)
-        pair, contracts = [], []
+        pair, contracts, bid_lists = [], [], []
         for table, levels in tables:
             h = table.play(deal, times, levels)
             a_name = "NS" if table.a_team == 0 else "EW"
@@ -219,12 +221,39 @@ def run_pairs(a: str, b: str, rules: Rules, seed: int, start: int, count: int,
             a_hands.append((h, a_name))
             b_hands.append((h, b_name))
             contracts.append(_contract(h.result))
+            bid_lists.append((h.dealer, [(q, str(a)) for q, a in h._bids]))
         diffs.append(sum(pair) / 2)
         same.append(_difference(*contracts))
+        first.append(first_bid_difference(*bid_lists))
     games = tables[0][0].games + tables[1][0].games
-    return {"diffs": diffs, "same": same, "games": games, "times": times,
+    return {"diffs": diffs, "same": same, "first": first, "games": games, "times": times,
             "a_stats": [(h.result, t) for h, t in a_hands],
             "b_stats": [(h.result, t) for h, t in b_hands]}
+
+
+_REL = ("left", "partner", "right", "dealer")
+
+
+def first_bid_difference(t1, t2) -> Optional[str]:
+    """The first bid on which the two tables of a pair parted (the same cards, one side's
+    level deciding at one table and the other's at the other), as "round 1 left",
+    "round 2 dealer", "alone round 1 partner", "defend", ...: the seat named from the
+    dealer (left of the dealer, the dealer's partner, right, dealer). None when the
+    bidding was the same at both tables. ``t1``, ``t2``: (dealer index, [(seat index,
+    action text), ...])."""
+    (dealer, b1), (_, b2) = t1, t2
+    for i, (x, y) in enumerate(itertools.zip_longest(b1, b2)):
+        if x == y:
+            continue
+        q = (x or y)[0]
+        rel = _REL[(q - dealer - 1) % 4]
+        texts = [t[1] for t in (x, y) if t is not None]
+        lone = len(texts) == 2 and texts[0].replace(" alone", "") == texts[1].replace(" alone", "")
+        if any(t.startswith(("defend", "take", "overcall")) for t in texts):
+            return "defend or overcall"
+        rnd = "round 1" if i < 4 and all(t.startswith(("order", "pass")) for t in texts) else "round 2"
+        return f"{'alone ' if lone else ''}{rnd} {rel}"
+    return None
 
 
 def _difference(c1, c2) -> str:
@@ -280,6 +309,17 @@ def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: flo
         for kind in ("thrown in", "maker", "alone", "trump"):
             ds = [d for d, s_ in zip(diffs, same) if s_ == kind]
             split["other_contract"][kind] = {"pairs": len(ds), "points": round(sum(ds) / n, 4)}
+    first = [x for p in parts for x in p.get("first", [])]
+    if len(first) == n and n:
+        # The other contracts by the first bid on which the tables parted.
+        by = {}
+        for d, f, s_ in zip(diffs, first, same, strict=True):
+            if s_ != "same" and f is not None:
+                e = by.setdefault(f, [0, 0.0])
+                e[0] += 1
+                e[1] += d
+        split["first_bid_difference"] = {k: {"pairs": c, "points": round(t / n, 4)}
+                                         for k, (c, t) in sorted(by.items(), key=lambda kv: -abs(kv[1][1]))}
     sd = statistics.stdev(diffs) if n > 1 else 0.0
     half = 1.96 * sd / math.sqrt(n) if n > 1 else float("inf")
 

@@ -207,7 +207,7 @@ class InsaneBot(SearchBot):
                  play_weight: float = 1.0, bid_weight: float = 1.0, z: float = 3.0,
                  least: int = 24, stochastic: bool = False, trick_policy: bool = False,
                  rollouts: int = 2, mix: float = 0.5, play_rollouts: int = 0,
-                 level: str = "insane"):
+                 bid_scale: float = 1.0, level: str = "insane"):
         super().__init__(seed=seed, samples=samples, budget=budget, clock=clock, weighted=True,
                          candidates=candidates, level=level)
         if work is not None and work <= 0:
@@ -219,6 +219,13 @@ class InsaneBot(SearchBot):
         self.rollouts = rollouts
         self.play_rollouts = play_rollouts
         self.mix = mix
+        if bid_scale <= 0:
+            raise ValueError(f"bid_scale must be above 0, not {bid_scale}")
+        self.bid_scale = bid_scale
+        # Multiplier of deals, work and time for the decision being searched: bids get
+        # ``bid_scale`` times a card's (most points are won or lost in the bidding, and a
+        # hand has far fewer bids than cards).
+        self._scale = 1.0
         self._rollout_rng = None
         self.z = z
         self.least = least
@@ -233,11 +240,12 @@ class InsaneBot(SearchBot):
 
     # ------------------------------------------------------------------ budget
     def _done(self, start, solved):
-        if solved >= self.samples:
+        k = self._scale
+        if solved >= self.samples * k:
             return True
-        if self.work is not None and self.spent >= self.work:
+        if self.work is not None and self.spent >= self.work * k:
             return True
-        return self.budget is not None and self.clock() - start >= self.budget
+        return self.budget is not None and self.clock() - start >= self.budget * k
 
     # ------------------------------------------------------------------ sampling
     def _worlds(self, view, rng, draw, seat_hands):
@@ -292,6 +300,7 @@ class InsaneBot(SearchBot):
     # ------------------------------------------------------------------ play
     def _eval_play(self, view, legal, rng, start):
         self.spent = 0
+        self._scale = 1.0
         mk = SEATS.index(view.maker) & 1
         me = SEATS.index(view.seat)
         out = tuple(SEATS.index(s) for s in view.sitting_out)
@@ -492,6 +501,7 @@ class InsaneBot(SearchBot):
 
     def _eval_bid(self, view, legal, rng, start):
         self.spent = 0
+        self._scale = self.bid_scale
         my_team = SEATS.index(view.seat) & 1
         candidates = self._candidates(view, legal, self.medium.choose(view))
         race = Race(candidates, self.z, self.least)

@@ -125,3 +125,15 @@ def test_insane_hints_speak_a_players_language():
     assert action in view.legal
     assert reason.endswith(".") and "Expect" in reason
     assert action_words(view, action).split()[0] == "Play"
+
+
+def test_bids_get_bid_scale_times_the_deals_of_a_card():
+    from engine import Hand, Rules
+    h = Hand.deal(Rules.preset("standard"), dealer="S", seed=4)
+    view = h.view(h.to_act)      # West weighs ordering up against passing
+    few = InsaneBot(seed=1, samples=8, budget=None, least=10_000)
+    more = InsaneBot(seed=1, samples=8, budget=None, least=10_000, bid_scale=3)
+    few.choose(view)
+    more.choose(view)
+    # deals solved (each may stand for several draws of the same deal)
+    assert len(few.race.counts) == 8 and len(more.race.counts) == 24

@@ -125,3 +125,20 @@ def test_perfect_player_sees_everything_and_the_split_adds_up():
     r = match("medium/perfect", "medium", pairs=12, seed=2, budget=None)
     assert r["split"]["other_contract"]["pairs"] <= 2
     assert r["split"]["same_contract"]["points"] > 0
+
+
+def test_first_bid_difference_names_the_decision_where_the_tables_parted():
+    from bench.match import first_bid_difference
+    # South (2) deals; West (3) is left of the dealer, North the dealer's partner.
+    same = [(3, "pass"), (0, "pass"), (1, "order")]
+    assert first_bid_difference((2, same), (2, list(same))) is None
+    assert first_bid_difference((2, [(3, "pass"), (0, "order")]),
+                                (2, [(3, "pass"), (0, "pass"), (1, "pass")])) == "round 1 partner"
+    assert first_bid_difference((2, [(3, "order alone")]), (2, [(3, "order")])) == "alone round 1 left"
+    r1 = [(3, "pass"), (0, "pass"), (1, "pass"), (2, "pass")]
+    assert first_bid_difference((2, r1 + [(3, "call S")]), (2, r1 + [(3, "pass")])) == "round 2 left"
+    r = match("hard", "medium", pairs=6, seed=3, budget=None, samples=4)
+    firsts = r["split"]["first_bid_difference"]
+    assert sum(v["pairs"] for v in firsts.values()) <= r["split"]["other_contract"]["pairs"]
+    assert sum(v["points"] for v in firsts.values()) == pytest.approx(
+        r["split"]["other_contract"]["points"], abs=1e-3)
