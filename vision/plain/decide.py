@@ -133,7 +133,8 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     fine = {}
     for i, (sc, o, _) in whole.items():
         if sc >= first - RIVAL_GAP:
-            s, offsets = read.patch_match(faces[o].soft, deck.templates[i].face.soft)
+            s, offsets = read.patch_match(faces[o].soft, deck.templates[i].face.soft,
+                                         deck.templates[i].face.parts)
             fine[i] = (max(s, sc), o, offsets)
     top = max(v[0] for v in fine.values())
     contenders = [i for i in fine if fine[i][0] >= top - RIVAL_GAP]
@@ -174,14 +175,16 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
             if too_small:
                 return 0.0
             if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
-                values.append(read.sign_look(view, tx, *deck.sign_places(x, y)))
+                values.append(read.sign_look(view, tx, *deck.sign_places(x, y), deck.sign_patches(x, y)))
             if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
-                values.append(read.sign_look(view, tx, *deck.sign_places(x, y, turned=True)))
+                values.append(read.sign_look(view, tx, *deck.sign_places(x, y, turned=True),
+                                              deck.sign_patches(x, y, turned=True)))
             return min(values)
         if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
-            values.append(read.duel(view, tx, ty, deck.places(x, y)))
+            values.append(read.duel(view, tx, ty, deck.places(x, y), deck.duel_patches(x, y)))
         if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
-            values.append(read.duel(view, tx, ty[::-1, ::-1], deck.places(x, y, turned=True)))
+            values.append(read.duel(view, tx, ty[::-1, ::-1], deck.places(x, y, turned=True),
+                                    deck.duel_patches(x, y, turned=True)))
         return min(values)
 
     # Coarse match of each contender both ways up, to know which ways up are worth a duel.

@@ -90,6 +90,7 @@ class PlainDeck:
     templates: list = field(default_factory=list, repr=False)
     _places: dict = field(default_factory=dict, repr=False)
     _signs: dict = field(default_factory=dict, repr=False)
+    _patches: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         self.cards = [Card(c) for c in self.cards]
@@ -142,6 +143,24 @@ class PlainDeck:
             self._signs[key] = read.sign_places(self.templates[a].face.sharp, tb[::-1, ::-1] if turned else tb)
         return self._signs[key]
 
+    def duel_patches(self, a: int, b: int, turned: bool = False) -> list:
+        """The templates' patches that :func:`read.duel` compares a view with when ``a``
+        meets ``b`` (``b`` upside down with ``turned``) at ``places(a, b, turned)``
+        (cached: ``read.duel_patches``)."""
+        key = (a, b, turned, False)
+        if key not in self._patches:
+            tb = self.templates[b].face.sharp
+            self._patches[key] = read.duel_patches(self.templates[a].face.sharp, tb[::-1, ::-1] if turned else tb,
+                                                   self.places(a, b, turned))
+        return self._patches[key]
+
+    def sign_patches(self, a: int, b: int, turned: bool = False) -> list:
+        """The same for the sign look of twins ``a`` and ``b`` (at ``sign_places``)."""
+        key = (a, b, turned, True)
+        if key not in self._patches:
+            self._patches[key] = read.duel_patches(self.templates[a].face.sharp, *self.sign_places(a, b, turned))
+        return self._patches[key]
+
     def prepare(self) -> "PlainDeck":
         """Work out now what reading otherwise works out the first time it needs it:
         where each card and each of its look-alikes differ, both ways up, and where twins
@@ -149,13 +168,13 @@ class PlainDeck:
         machine; the service does it once at start, so that no frame of play waits for
         it). Returns the deck."""
         for a in range(len(self.cards)):
+            _ = self.templates[a].face.parts     # kept on the face once made
             for b in self.alike[a]:
-                if self.twins(a, b):
-                    self.sign_places(a, b)
-                    self.sign_places(a, b, turned=True)
-                else:
-                    self.places(a, b)
-                    self.places(a, b, turned=True)
+                for turned in (False, True):
+                    if self.twins(a, b):
+                        self.sign_patches(a, b, turned)
+                    else:
+                        self.duel_patches(a, b, turned)
         return self
 
     def save(self, path) -> Path:
