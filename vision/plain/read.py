@@ -395,7 +395,7 @@ def duel(view_sharp: np.ndarray, sharp_a: np.ndarray, sharp_b: np.ndarray, boxes
     if patches is None:
         patches = duel_patches(sharp_a, sharp_b, boxes)
     total = weight = 0.0
-    for (y0, y1, x0, x1, wmap, wsum), pair in zip(boxes, patches):
+    for (y0, y1, x0, x1, wmap, wsum), pair in zip(boxes, patches, strict=True):
         weight += wsum
         ta = pair[0][0]
         ry0, rx0 = max(y0 - PLACE_SHIFT, 0), max(x0 - PLACE_SHIFT, 0)
