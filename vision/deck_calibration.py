@@ -541,9 +541,13 @@ def _unjpeg(data: bytes) -> np.ndarray:
 
 
 def _frozen(table: TableModel) -> TableModel:
-    """A copy of the table model that the check's frames do not change."""
+    """A copy of the table model that the check's frames do not change, holding no
+    reading of an earlier frame (so that every view is read, not recalled)."""
     import copy
-    return copy.deepcopy(table)
+    frozen = copy.deepcopy(table)
+    frozen.last_read = None
+    frozen.read_cache = None
+    return frozen
 
 
 def _size_hint(sizes: dict, frame) -> Optional[float]:

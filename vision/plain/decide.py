@@ -43,10 +43,13 @@ INK_BLACK = 0.2
 PALE_SHAPE = 0.1
 """Least close-look value by which a black card named by the print's colour must also beat
 the red card (glare pales red print until it passes for black)."""
-MIN_SIGN_PX = 100
-"""Smallest card (long side in the frame, px) whose suit signs the sign look tells apart:
-below it, twins (K♠/K♣, Q♥/Q♦) are not told apart, so no card is named. (On the tuning
-designs every card was named from 100 px on, seen through a camera at that size.)"""
+MIN_SIGN_PX = 70
+"""Smallest card (long side in the frame, px) on which the sign look may tell twins
+(K♠/K♣, Q♥/Q♦) apart: below it a card whose closest rival is its twin is not named. (On
+the tuning designs, each card seen at a given size through a deck calibrated at that
+size, no twin look came out the wrong way at 50-130 px; at 70 px a few cards of Dondorf,
+Oxygen and Penguins were refused. A close call is refused by ``MIN_MARGIN`` at any
+size: this floor is for what the sign look was never measured on.)"""
 MAX_CELL = 1.2
 """Largest mean difference (normalized grey) in any cell of the face: more is a cover."""
 CELLS = (4, 6)
