@@ -134,14 +134,21 @@ def test_a_deck_file_of_the_older_reader_asks_for_a_new_calibration(tmp_path):
         plain.load_deck(old)
 
 
-def test_a_still_table_is_not_read_again(deck, monkeypatch):
-    import vision.plain.find as find
+def _two_cards_counting(monkeypatch, module, name):
+    """Two cards of a trick on a learnt table (the frame, the table, where the cards lie)
+    and a list that grows by one at each call of ``module.name``."""
     frame, empty, truth = scene(TRICK[:2], seed=9, markers=False)
     table = TableModel()
     table.learn(empty)
     calls = []
-    real = find.find_outlines
-    monkeypatch.setattr(find, "find_outlines", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **k: calls.append(1) or real(*a, **k))
+    return frame, table, truth, calls
+
+
+def test_a_still_table_is_not_read_again(deck, monkeypatch):
+    import vision.plain.find as find
+    frame, table, _, calls = _two_cards_counting(monkeypatch, find, "find_outlines")
     first = plain.recognize_plain(frame, deck, table=table)
     noisy = np.clip(frame + np.random.default_rng(0).normal(0, 1.5, frame.shape), 0, 255).astype(np.uint8)
     again = plain.recognize_plain(noisy, deck, table=table)          # the same view, new noise
@@ -155,12 +162,7 @@ def test_a_still_table_is_not_read_again(deck, monkeypatch):
 
 def test_a_card_lying_still_is_not_read_again_while_the_view_changes_elsewhere(deck, monkeypatch):
     import vision.plain.decide as decide
-    frame, empty, truth = scene(TRICK[:2], seed=9, markers=False)
-    table = TableModel()
-    table.learn(empty)
-    reads = []
-    real = decide.read_views
-    monkeypatch.setattr(decide, "read_views", lambda *a, **k: reads.append(1) or real(*a, **k))
+    frame, table, truth, reads = _two_cards_counting(monkeypatch, decide, "read_views")
     first = plain.recognize_plain(frame, deck, table=table)
     assert len(reads) == 2
     # The camera brightens (a card laid elsewhere changes its exposure) and something
