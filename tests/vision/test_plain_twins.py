@@ -174,7 +174,7 @@ def test_the_sign_look_says_which_sign_the_view_has():
 @pytest.mark.parametrize("size,lead,named", [(110, 0.4, False), (110, 0.6, True), (240, 0.4, True)])
 def test_a_small_card_must_beat_its_twin_by_more_than_another_card(monkeypatch, size, lead, named):
     # On a small card a sign look between twins can lean the wrong way by more than
-    # another duel (up to 0.18 seen on tuning frames of cards 97-117 px long on a white
+    # another duel (up to 0.18 seen on tuning frames of cards 88-119 px long on a white
     # mat): a lead over the twin that names a card against any other rival (0.4 >
     # MIN_MARGIN) is not enough there; on a large card it is.
     cv2.setNumThreads(1)

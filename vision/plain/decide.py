@@ -40,8 +40,8 @@ MIN_TWIN_MARGIN = 0.45
 """Least margin by which a small card (up to ``TWIN_SMALL_PX`` long) must win its duel
 with its twin (K♠/K♣, 9♥/9♦): more than ``MIN_MARGIN``, because on a small card the sign
 look between twins can lean the wrong way by more than other duels do (on the tuning
-designs on a white mat at 640x480, cards 97-117 px long: twin looks that leaned the
-wrong way reached 0.18, twins named rightly never came under 0.47). Between
+designs on a white mat at 640x480, cards 88-119 px long: twin looks that leaned the
+wrong way reached 0.18, twins named rightly led by 0.40 or more). Between
 ``TWIN_SMALL_PX`` and ``TWIN_LARGE_PX`` the margin needed falls to ``MIN_MARGIN``; a card
 of unknown size needs the larger margin."""
 TWIN_SMALL_PX = 130
