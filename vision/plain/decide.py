@@ -12,8 +12,8 @@
    card seen smaller than ``MIN_SIGN_PX``. A contender's margin is its worst duel; the contender
    with the best margin is the candidate.
 4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
-   by ``MIN_MARGIN``, its print has its suit's colour, and no part of the face differs
-   from its template in grey or colour (a finger, a coaster: ``MAX_CELL``,
+   by ``MIN_MARGIN`` (its twin by more on a small card: ``twin_margin``), its print has its suit's colour,
+   and no part of the face differs from its template in grey or colour (a finger, a coaster: ``MAX_CELL``,
    ``MAX_TINT``). Otherwise the reading is a refusal with a reason.
 """
 from __future__ import annotations
@@ -36,6 +36,28 @@ RIVAL_GAP = 0.15
 """Cards whose match is within this of the best are contenders."""
 MIN_SCORE = 0.7
 MIN_MARGIN = 0.3
+MIN_TWIN_MARGIN = 0.45
+"""Least margin by which a small card (up to ``TWIN_SMALL_PX`` long) must win its duel
+with its twin (K♠/K♣, 9♥/9♦): more than ``MIN_MARGIN``, because on a small card the sign
+look between twins can lean the wrong way by more than other duels do (on the tuning
+designs on a white mat at 640x480, cards 88-119 px long: twin looks that leaned the
+wrong way reached 0.18, twins named rightly led by 0.40 or more). Between
+``TWIN_SMALL_PX`` and ``TWIN_LARGE_PX`` the margin needed falls to ``MIN_MARGIN``; a card
+of unknown size needs the larger margin."""
+TWIN_SMALL_PX = 130
+TWIN_LARGE_PX = 200
+
+
+def twin_margin(card_px: Optional[float]) -> float:
+    """The margin by which a card seen ``card_px`` long must beat its twin.
+
+    >>> twin_margin(110), twin_margin(165), twin_margin(240)
+    (0.45, 0.375, 0.3)
+    """
+    if card_px is None or card_px <= TWIN_SMALL_PX:
+        return MIN_TWIN_MARGIN
+    share = min(1.0, (card_px - TWIN_SMALL_PX) / (TWIN_LARGE_PX - TWIN_SMALL_PX))
+    return round(MIN_TWIN_MARGIN + share * (MIN_MARGIN - MIN_TWIN_MARGIN), 3)
 INK_RED = 0.5
 """A red card's print shows at least this share of its template's redness ..."""
 INK_BLACK = 0.2
@@ -242,13 +264,21 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     detail = {"score": score, "margin": margin, "rival": rival, "top": top, "ink": ink, "cell": cover,
               "worst": {str(deck.cards[y]): round(-v, 3) for y, v in results.items()} | {str(card): round(margin, 3)}}
     reading = Reading(card=None, score=score, margin=margin, turned=o, guess=card, detail=detail)
+    twin_rival = rival is not None and deck.twins(a, deck.index(rival))
+    # The duel with the twin must be won by more, whether or not it was the closest.
+    twin_duels = {y: v for y, v in results.items() if deck.twins(a, y)}
+    twin = min(twin_duels, key=twin_duels.get, default=None)
+    twin_short = twin is not None and twin_duels[twin] < twin_margin(card_px)
     if score < MIN_SCORE:
         reading.reason = f"matches no card well (best {card}, {score:.2f})"
-    elif margin < MIN_MARGIN and too_small and rival is not None and deck.twins(a, deck.index(rival)):
+    elif margin < MIN_MARGIN and too_small and twin_rival:
         reading.reason = (f"seen too small ({card_px:.0f} px long, {MIN_SIGN_PX} needed) to tell its "
                           f"suit sign from {rival}'s")
     elif margin < MIN_MARGIN:
         reading.reason = f"not clearly told from {rival} (margin {margin:.2f})"
+    elif twin_short:
+        reading.reason = (f"not clearly told from {deck.cards[twin]} (margin {twin_duels[twin]:.2f}, "
+                          f"{twin_margin(card_px)} needed between twins at {card_px or 0:.0f} px)")
     elif not colour_ok:
         reading.reason = f"the print's colour does not fit {card}"
     elif cover > MAX_CELL:
