@@ -207,7 +207,7 @@ class InsaneBot(SearchBot):
                  play_weight: float = 1.0, bid_weight: float = 1.0, z: float = 3.0,
                  least: int = 24, stochastic: bool = False, trick_policy: bool = False,
                  rollouts: int = 2, mix: float = 0.5, play_rollouts: int = 0,
-                 bid_scale: float = 1.0, level: str = "insane"):
+                 bid_scale: float = 1.0, alone_discount: float = 0.0, level: str = "insane"):
         super().__init__(seed=seed, samples=samples, budget=budget, clock=clock, weighted=True,
                          candidates=candidates, level=level)
         if work is not None and work <= 0:
@@ -222,6 +222,10 @@ class InsaneBot(SearchBot):
         if bid_scale <= 0:
             raise ValueError(f"bid_scale must be above 0, not {bid_scale}")
         self.bid_scale = bid_scale
+        # Points taken off a lone bid's value on every imagined deal: against real
+        # defence a lone hand scores less than the search (every card seen, or the play
+        # model's playouts) says it will; see docs/bots.md for the measurement.
+        self.alone_discount = alone_discount
         # Multiplier of deals, work and time for the decision being searched: bids get
         # ``bid_scale`` times a card's (most points are won or lost in the bidding, and a
         # hand has far fewer bids than cards).
@@ -532,6 +536,8 @@ class InsaneBot(SearchBot):
                 h = base.copy()
                 h.apply(a)
                 values[a] = self._score_hand(view, self._rollout(h), my_team)
+                if a.alone and a.kind in ("order", "call"):
+                    values[a] -= self.alone_discount
                 self.spent += self.last_nodes
             race.add(values, count)
             solved += 1

@@ -137,3 +137,21 @@ def test_bids_get_bid_scale_times_the_deals_of_a_card():
     more.choose(view)
     # deals solved (each may stand for several draws of the same deal)
     assert len(few.race.counts) == 8 and len(more.race.counts) == 24
+
+
+def test_alone_discount_lowers_only_the_lone_bids():
+    h = Hand.deal(STD, dealer="S", hands={
+        "W": "JH JD AH KH AS", "N": "9S 10S QS KS 9C", "E": "9H 10H QC KC 9D",
+        "S": "10D QD KD AD JC"}, upcard="QH")
+    view = h.view("W")           # two bowers, ace and king of hearts: alone is searched
+    plain = InsaneBot(seed=1, samples=16, budget=None, least=10_000)
+    wary = InsaneBot(seed=1, samples=16, budget=None, least=10_000, alone_discount=0.5)
+    plain.choose(view)
+    wary.choose(view)
+    lone = [a for a in plain.race.values if a.alone]
+    assert lone, "the lone bid should have been searched"
+    for a in plain.race.values:
+        shift = 0.5 if a.alone else 0.0
+        assert abs(plain.race.mean(a) - shift - wary.race.mean(a)) < 1e-9
+    # a discount larger than any hand's points: never alone
+    assert not InsaneBot(seed=1, samples=16, budget=None, alone_discount=5).choose(view).alone
