@@ -42,10 +42,11 @@ _OPTIONS = {"scale": float, "samples": int, "sims": int,
             "work": int, "candidates": int, "batch": int, "play_weight": float,
             "bid_weight": float, "z": float, "least": int, "stochastic": int,
             "trick_policy": int, "rollouts": int, "mix": float, "play_rollouts": int,
-            "bid_scale": float, "alone_discount": float}
+            "bid_scale": float, "alone_discount": float, "pickup_bonus": float,
+            "assist_bonus": float}
 _INSANE_OPTIONS = ("work", "candidates", "batch", "play_weight", "bid_weight", "z", "least",
                    "stochastic", "trick_policy", "rollouts", "mix", "play_rollouts", "bid_scale",
-                   "alone_discount")
+                   "alone_discount", "pickup_bonus", "assist_bonus")
 # Peers that play only under OpenSpiel's rules.
 OPENSPIEL_PEERS = ("ismcts", "euchre-cli")
 
@@ -65,7 +66,8 @@ def _parse_one(spec: str):
         except ValueError:
             raise ValueError(f"{key} in {spec!r} must be a number, not {value!r}") from None
         if options[key] < 0 or (options[key] == 0 and key not in ("play_weight", "bid_weight", "stochastic", "trick_policy", "rollouts", "mix",
-                                                  "play_rollouts", "alone_discount")):
+                                                  "play_rollouts", "alone_discount", "pickup_bonus",
+                                                  "assist_bonus")):
             raise ValueError(f"{key} in {spec!r} must be above 0")
         if key in _INSANE_OPTIONS and name != "insane":
             raise ValueError(f"{key} is an option of insane only, not of {name!r}")

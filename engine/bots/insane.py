@@ -207,7 +207,8 @@ class InsaneBot(SearchBot):
                  play_weight: float = 1.0, bid_weight: float = 1.0, z: float = 3.0,
                  least: int = 24, stochastic: bool = False, trick_policy: bool = False,
                  rollouts: int = 2, mix: float = 0.5, play_rollouts: int = 0,
-                 bid_scale: float = 1.0, alone_discount: float = 0.0, level: str = "insane"):
+                 bid_scale: float = 1.0, alone_discount: float = 0.0, pickup_bonus: float = 0.0,
+                 assist_bonus: float = 0.0, level: str = "insane"):
         super().__init__(seed=seed, samples=samples, budget=budget, clock=clock, weighted=True,
                          candidates=candidates, level=level)
         if work is not None and work <= 0:
@@ -226,6 +227,12 @@ class InsaneBot(SearchBot):
         # defence a lone hand scores less than the search (every card seen, or the play
         # model's playouts) says it will; see docs/bots.md for the measurement.
         self.alone_discount = alone_discount
+        # Points added to the dealer's side's first-round order (not alone) on every
+        # imagined deal: the dealer picking up (``pickup_bonus``), the dealer's partner
+        # ordering it up (``assist_bonus``). Measured against real play the search
+        # undervalues these orders against passing; see docs/bots.md.
+        self.pickup_bonus = pickup_bonus
+        self.assist_bonus = assist_bonus
         # Multiplier of deals, work and time for the decision being searched: bids get
         # ``bid_scale`` times a card's (most points are won or lost in the bidding, and a
         # hand has far fewer bids than cards).
@@ -522,6 +529,8 @@ class InsaneBot(SearchBot):
             return out
 
         self._rollout_rng = random.Random(rng.random())
+        rel = (SEATS.index(view.seat) - SEATS.index(view.dealer)) % 4
+        bonus = {0: self.pickup_bonus, 2: self.assist_bonus}.get(rel, 0.0) if view.phase == "round 1" else 0.0
         for dealt, count in self._worlds(view, rng, lambda r: sample_dealt(view, r), seat_hands):
             base = self._replay(view, dealt)
             self.spent += REPLAY_WORK
@@ -538,6 +547,8 @@ class InsaneBot(SearchBot):
                 values[a] = self._score_hand(view, self._rollout(h), my_team)
                 if a.alone and a.kind in ("order", "call"):
                     values[a] -= self.alone_discount
+                elif a.kind == "order":
+                    values[a] += bonus
                 self.spent += self.last_nodes
             race.add(values, count)
             solved += 1
