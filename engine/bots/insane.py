@@ -248,6 +248,10 @@ class InsaneBot(SearchBot):
         self.spent = 0
         self.worlds: list = []
         self.race = None
+        # When a dict (set by a benchmark), each bid decision fills it with, per action
+        # searched, (deal count, exact points, playout points) for every imagined deal.
+        self.bid_parts: Optional[dict] = None
+        self.last_parts = (0.0, 0.0)
 
     # ------------------------------------------------------------------ budget
     def _done(self, start, solved):
@@ -499,6 +503,7 @@ class InsaneBot(SearchBot):
         play model says. Playing with all cards seen flatters both sides' play; the
         playouts are what players who see only their own cards tend to make of it."""
         value = super()._score_hand(view, h, my_team)
+        self.last_parts = (value, value)
         if h.phase != "play" or not self.rollouts:
             return value
         mk = h.maker & 1
@@ -508,11 +513,14 @@ class InsaneBot(SearchBot):
             mk_pts, def_pts = hand_points(view.rules, h.alone, h.defender_alone, taken)
             total += _utility(view, my_team, mk, mk_pts, def_pts)
         self.last_nodes += ROLLOUT_WORK * self.rollouts
+        self.last_parts = (value, total / self.rollouts)
         return self.mix * value + (1 - self.mix) * total / self.rollouts
 
     def _eval_bid(self, view, legal, rng, start):
         self.spent = 0
         self._scale = self.bid_scale
+        if self.bid_parts is not None:
+            self.bid_parts = {}
         my_team = SEATS.index(view.seat) & 1
         candidates = self._candidates(view, legal, self.medium.choose(view))
         race = Race(candidates, self.z, self.least)
@@ -549,6 +557,8 @@ class InsaneBot(SearchBot):
                     values[a] -= self.alone_discount
                 elif a.kind == "order":
                     values[a] += bonus
+                if self.bid_parts is not None:
+                    self.bid_parts.setdefault(a, []).append((count, *self.last_parts))
                 self.spent += self.last_nodes
             race.add(values, count)
             solved += 1
