@@ -149,8 +149,10 @@ POLICIES = {"pickup_bonus": (0.1, 0.2, 0.3, 0.5), "assist_bonus": (0.1, 0.2, 0.3
 
 def summarise(records: list, hands: int) -> dict:
     """Predicted against actual points: of the bid chosen (by kind), of ordering rather
-    than passing in round 1 (by seat from the dealer), of going alone rather than not; and
-    the points per hand each correction in ``POLICIES`` would have won or lost."""
+    than passing in round 1 (by seat from the dealer), of going alone rather than not; how
+    well the exact part, the playout part and blends of them predict the difference
+    between two bids (``blend``); and the points per hand each correction in ``POLICIES``
+    would have won or lost."""
     out: dict = {"decisions": len(records)}
     by_kind: dict = {}
     for r in records:
@@ -179,6 +181,20 @@ def summarise(records: list, hands: int) -> dict:
         if ex:
             entry["predicted_exact"], entry["predicted_playouts"] = round(statistics.fmean(ex), 3), round(statistics.fmean(po), 3)
         out["differences"][label] = entry
+    # How well the two parts, and blends of them, predict the actual difference between
+    # the bid chosen and each alternative: mean squared error by the exact part's weight.
+    diffs = [(r["exact"][r["chosen"]] - r["exact"][a], r["playouts"][r["chosen"]] - r["playouts"][a],
+              r["outcome"][r["chosen"]] - r["outcome"][a])
+             for r in records for a in r["outcome"]
+             if a != r["chosen"] and a in r["exact"] and r["chosen"] in r["exact"]]
+    if diffs:
+        blend = [(0.5 * x + 0.5 * y, z) for x, y, z in diffs]
+        sxx = sum(b * b for b, _ in blend)
+        out["blend"] = {"alternatives": len(diffs),
+                        "slope_actual_on_half_blend": round(sum(b * z for b, z in blend) / sxx, 3) if sxx else None,
+                        "mse_by_exact_weight": {str(w / 10): round(statistics.fmean(
+                            (z - (w / 10 * x + (1 - w / 10) * y)) ** 2 for x, y, z in diffs), 3)
+                            for w in range(11)}}
     out["policies"] = {}
     for name, values in POLICIES.items():
         for v in values:

@@ -20,6 +20,8 @@ def test_forks_give_every_searched_bid_an_outcome(tmp_path):
     s = r["summary"]
     assert s["decisions"] == len(recs)
     assert sum(v["n"] for v in s["chosen"].values()) == len(recs)
+    assert s["blend"]["alternatives"] >= len(recs)
+    assert set(s["blend"]["mse_by_exact_weight"]) == {str(w / 10) for w in range(11)}
     # no correction: the same bids; a huge pick-up bonus: the dealer always picks up
     assert all(bid_forks.choose(rec) == rec["chosen"] for rec in recs)
     for rec in recs:
