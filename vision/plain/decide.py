@@ -5,14 +5,16 @@
    (``read.patch_match``); the ones within ``RIVAL_GAP`` of the best are contenders.
 3. *Duels*: every contender meets every other. A red card against a black one is
    settled by the print's colour where that is clear (a black card only if it also
-   wins the close look: glare pales red print until it passes for black); otherwise by
+   wins the close look: glare pales red print until it passes for black; a red card
+   whose print keeps some red, ``INK_PALE``, by the close look too); otherwise by
    the close look at the places where the two templates differ (``read.duel``), the
    challenger laid both ways up; twins (same rank and colour: K♠/K♣) by the sign look
    alone (``read.sign_look``: the places where they differ in shape), and never on a
    card seen smaller than ``MIN_SIGN_PX``. A contender's margin is its worst duel; the contender
    with the best margin is the candidate.
 4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
-   by ``MIN_MARGIN`` (its twin by more on a small card: ``twin_margin``), its print has its suit's colour,
+   by ``MIN_MARGIN`` (its twin by more on a small card: ``twin_margin``), its print has its suit's colour
+   (or, for red print paled by glare, its shape beats the black cards of its rank),
    and no part of the face differs from its template in grey or colour (a finger, a coaster: ``MAX_CELL``,
    ``MAX_TINT``). Otherwise the reading is a refusal with a reason.
 """
