@@ -1,4 +1,4 @@
-"""Exact double-dummy solver for the tricks left in a hand: alpha-beta on bitmasks with a transposition table.
+"""Exact double-dummy solver for the tricks left in a hand: alpha-beta on bitmasks with a transposition table of bounds.
 
 Euchre has at most 20 cards in play, so with every hand known the rest of a hand can be
 solved exactly. The search answers yes/no questions ("can the makers still take 3
@@ -35,7 +35,11 @@ def _NEG_POWER(m):
 def _POWER(m):
     return m[2]
 
-_CACHE_LIMIT = 100_000
+
+_CACHE_LIMIT = 200_000
+# Move-list keys for a leader (any card) and for a follower whose partner is winning.
+_LEAD = -2
+_PARTNER_WINS = -1
 
 
 class Solver:
@@ -44,11 +48,11 @@ class Solver:
     Seats are indices 0..3 (N E S W); ``maker_team`` is 0 for N-S, 1 for E-W. Hands are
     four bitmasks (bit ``card.index``); a seat sitting out holds 0. One Solver keeps its
     transposition table between calls, so asking about several moves of the same deal
-    reuses work.
+    reuses work. ``nodes`` counts the cards tried (search nodes) over all calls.
     """
 
     __slots__ = ("trump", "mk", "nxt", "nactive", "power", "follow_of", "trump_mask",
-                 "orders", "masks", "memo", "nodes", "cache", "suit_cache")
+                 "orders", "masks", "memo", "nodes", "cache", "suit_cache", "trump_order")
 
     def __init__(self, trump: str, maker_team: int, out=()):
         self.trump = trump
@@ -65,7 +69,11 @@ class Solver:
         self.follow_of = tuple(SUIT_MASK[trump][EFFECTIVE_SUIT[trump][i]] for i in range(24))
         self.trump_mask = SUIT_MASK[trump][trump]
         self.orders = _SUIT_ORDER[trump]
+        self.trump_order = _SUIT_ORDER[trump][SUITS.index(trump)]
         self.masks = _SUIT_MASKS[trump]
+        # (hands, leader) at the start of a trick -> (lo, hi): the makers surely take at
+        # least lo and at most hi of the tricks left. Bounds, not answers, so that every
+        # question about a position ("3 more?", "all 5?") narrows the same entry.
         self.memo: dict = {}
         self.nodes = 0
         self.cache = _MOVE_CACHE[trump]
@@ -133,12 +141,50 @@ class Solver:
                     best_p, best_pow = p, power[j]
                 p = self.nxt[p]
             return (best_p & 1) == self.mk
-        key = (h, leader, need)
-        r = self.memo.get(key)
-        if r is None:
-            r = self._play(h, leader, 0, 0, leader, 0, 0, need)
-            self.memo[key] = r
+        key = (h, leader)
+        got = self.memo.get(key)
+        if got is None:
+            lo, hi = self._sure(h, left)
+        else:
+            lo, hi = got
+        if need <= lo:
+            return True
+        if need > hi:
+            return False
+        r = self._play(h, leader, 0, 0, leader, 0, 0, need)
+        if r:
+            lo = need
+        else:
+            hi = need - 1
+        self.memo[key] = (lo, hi)
         return r
+
+    def _sure(self, h, left):
+        """Bounds on the makers' tricks from the top trumps: the highest live trumps, as
+        long as one side holds them all, each win the trick they fall in, and one
+        player's cards fall in different tricks."""
+        a = h[0] | h[2]
+        b = h[1] | h[3]
+        run = 0
+        side = -1
+        for c in self.trump_order:
+            if c & a:
+                if side == 1:
+                    break
+                side = 0
+            elif c & b:
+                if side == 0:
+                    break
+                side = 1
+            else:
+                continue
+            run |= c
+        if side < 0:
+            return 0, left
+        sure = max((h[side] & run).bit_count(), (h[side + 2] & run).bit_count())
+        if side == self.mk:
+            return sure, left
+        return 0, left - sure
 
     def _moves(self, legal, alive, k, partner_winning, follow, best_pow):
         """The moves worth trying, as ``(bit, index, power)``, best-first (see ``_play``)."""
@@ -190,25 +236,30 @@ class Solver:
         self.nodes += 1
         hand = h[p]
         alive = h[0] | h[1] | h[2] | h[3] | tmask
-        if k and hand & follow:
-            # Following suit: the ordered moves depend only on a few small numbers, so
-            # they are cached per trump suit for every solver (generating and sorting
-            # them was half of the time per node).
+        pw = (best_p & 1) == (p & 1)
+        # The ordered moves depend only on a few small numbers, so they are cached per
+        # trump suit for every solver (generating and sorting them was half of the time
+        # per node): a leader's on its hand and the live cards; a follower's on the cards
+        # it may play, the live cards that matter and what it must beat.
+        if not k:
+            legal = hand
+            key = (hand, alive, _LEAD)
+        elif hand & follow:
             legal = hand & follow
-            pw = (best_p & 1) == (p & 1)
-            key = (legal, alive & follow, -1 if pw else best_pow)
-            cache = self.cache
-            moves = cache.get(key)
-            if moves is None:
-                if len(cache) > _CACHE_LIMIT:
-                    cache.clear()
-                moves = cache[key] = self._moves(legal, alive, k, pw, follow, best_pow)
+            key = (legal, alive & follow, _PARTNER_WINS if pw else best_pow)
         else:
-            moves = self._moves(hand, alive, k, (best_p & 1) == (p & 1), follow, best_pow)
+            legal = hand
+            key = (hand, alive, _PARTNER_WINS if pw else best_pow)
+        cache = self.cache
+        moves = cache.get(key)
+        if moves is None:
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
+            moves = cache[key] = self._moves(legal, alive, k, pw, follow, best_pow)
         maximizing = (p & 1) == self.mk
         last = k + 1 == self.nactive
         fm = follow | self.trump_mask
-        for b, i, pw in moves:
+        for b, i, cp in moves:
             if p == 0:
                 nh = (h[0] ^ b, h[1], h[2], h[3])
             elif p == 1:
@@ -218,11 +269,11 @@ class Solver:
             else:
                 nh = (h[0], h[1], h[2], h[3] ^ b)
             if k == 0:
-                f, bp, bpow = self.follow_of[i], p, pw
+                f, bp, bpow = self.follow_of[i], p, cp
             else:
                 f, bp, bpow = follow, best_p, best_pow
-                if b & fm and pw > bpow:
-                    bp, bpow = p, pw
+                if b & fm and cp > bpow:
+                    bp, bpow = p, cp
             if last:
                 r = self._win(nh, bp, need - 1 if (bp & 1) == self.mk else need)
             else:
