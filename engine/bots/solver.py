@@ -26,6 +26,7 @@ _SUIT_MASKS = {t: tuple(SUIT_MASK[t][s] for s in SUITS) for t in SUITS}
 # Ordered moves per trump suit, shared by all solvers (see Solver._play); cleared when big.
 _MOVE_CACHE: dict = {t: {} for t in SUITS}
 _SUIT_CACHE: dict = {t: {} for t in SUITS}
+_SPAN_CACHE: dict = {t: {} for t in SUITS}
 
 
 def _NEG_POWER(m):
@@ -52,7 +53,8 @@ class Solver:
     """
 
     __slots__ = ("trump", "mk", "nxt", "nactive", "power", "follow_of", "trump_mask",
-                 "orders", "masks", "memo", "nodes", "cache", "suit_cache", "trump_order")
+                 "orders", "masks", "memo", "nodes", "cache", "suit_cache", "trump_order",
+                 "span_cache")
 
     def __init__(self, trump: str, maker_team: int, out=()):
         self.trump = trump
@@ -78,6 +80,7 @@ class Solver:
         self.nodes = 0
         self.cache = _MOVE_CACHE[trump]
         self.suit_cache = _SUIT_CACHE[trump]
+        self.span_cache = _SPAN_CACHE[trump]
 
     # ------------------------------------------------------------------ public
     def at_least(self, hands, leader: int, need: int, trick=()) -> bool:
@@ -213,6 +216,18 @@ class Solver:
                 moves.sort(key=lambda m: m[2] - 100 if (m[0] & fm and m[2] > best_pow) else m[2])
         return tuple(moves)
 
+    def _span(self, hand):
+        """The cards that lie, in some suit, between two of ``hand``'s (and those two):
+        the only other cards that decide which of its cards are equal."""
+        span = 0
+        for order in self.orders:
+            mine = [j for j, b in enumerate(order) if b & hand]
+            if len(mine) > 1:
+                for b in order[mine[0]:mine[-1] + 1]:
+                    span |= b
+        self.span_cache[hand] = span
+        return span
+
     def _suit_moves(self, s, legal, alive):
         """One suit's moves, strongest first: of cards with no live card between them,
         only the strongest (they are equal)."""
@@ -241,20 +256,24 @@ class Solver:
         # trump suit for every solver (generating and sorting them was half of the time
         # per node): a leader's on its hand and the live cards; a follower's on the cards
         # it may play, the live cards that matter and what it must beat.
-        if not k:
-            legal = hand
-            key = (hand, alive, _LEAD)
-        elif hand & follow:
+        if k and hand & follow:
             legal = hand & follow
             key = (legal, alive & follow, _PARTNER_WINS if pw else best_pow)
         else:
             legal = hand
-            key = (hand, alive, _PARTNER_WINS if pw else best_pow)
+            span = self.span_cache.get(hand)
+            if span is None:
+                span = self._span(hand)
+            if k:
+                key = (hand, alive & span, _PARTNER_WINS if pw else best_pow, 0)
+            else:
+                key = (hand, alive & span, _LEAD, 0)
         cache = self.cache
         moves = cache.get(key)
         if moves is None:
             if len(cache) > _CACHE_LIMIT:
                 cache.clear()
+                self.span_cache.clear()
             moves = cache[key] = self._moves(legal, alive, k, pw, follow, best_pow)
         maximizing = (p & 1) == self.mk
         last = k + 1 == self.nactive
