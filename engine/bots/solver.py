@@ -38,14 +38,15 @@ def _POWER(m):
 
 
 _CACHE_LIMIT = 200_000
-NODE_WORK = 0.87
+NODE_WORK = 0.94
 """Work units (Insane's budget, ``engine.bots.insane``) charged for one search node.
 
 A unit stands for a fixed amount of CPU time (about 1.5 us on the development machine;
 ``python -m bench.solver_speed`` measures it), so that a budget of units takes the same
 time on a machine whatever the solver does per node. Measured in Insane's own decisions,
-a node of this solver costs 0.87 of the CPU time of a node of the earlier one, which
-defined the unit (one node each)."""
+a node of this solver costs about 0.94 of the CPU time of a node of the earlier one,
+which defined the unit (one node each); whole deals alone cost more per node (the
+bounds at each trick's start), the short positions of the play less."""
 # Move-list keys for a leader (any card) and for a follower whose partner is winning.
 _LEAD = -2
 _PARTNER_WINS = -1
