@@ -8,7 +8,7 @@ exactly as Hard does. In the bidding the other seats bid on in each imagined dea
 fitted bidding model rather than by Medium's fixed rules.
 
 Budget: at most ``samples`` deals solved and, when ``work`` is set, at most that many
-units of work (one unit is one node of the solver; drawing and weighing a candidate
+units of work (a node of the solver counts ``solver.NODE_WORK``; drawing and weighing a candidate
 deal counts as ``CANDIDATE_WORK`` units, a replay of the bidding as ``REPLAY_WORK``), and
 at most ``budget`` seconds on ``clock`` (None: no clock). Work is deterministic: with
 ``budget=None`` a decision depends only on the view and the seed.
@@ -339,7 +339,7 @@ class InsaneBot(SearchBot):
             if self.play_rollouts:
                 values = self._blend_playouts(view, hands, values, rng)
             race.add(values, count)
-            self.spent += solver.nodes
+            self.spent += solver.work
             solved += 1
             if self._done(start, solved) or (solved % self.batch == 0 and race.settled()):
                 break

@@ -1,4 +1,4 @@
-"""Exact double-dummy solver for the tricks left in a hand: alpha-beta on bitmasks with a transposition table.
+"""Exact double-dummy solver for the tricks left in a hand: alpha-beta on bitmasks with a transposition table of bounds.
 
 Euchre has at most 20 cards in play, so with every hand known the rest of a hand can be
 solved exactly. The search answers yes/no questions ("can the makers still take 3
@@ -26,6 +26,7 @@ _SUIT_MASKS = {t: tuple(SUIT_MASK[t][s] for s in SUITS) for t in SUITS}
 # Ordered moves per trump suit, shared by all solvers (see Solver._play); cleared when big.
 _MOVE_CACHE: dict = {t: {} for t in SUITS}
 _SUIT_CACHE: dict = {t: {} for t in SUITS}
+_SPAN_CACHE: dict = {t: {} for t in SUITS}
 
 
 def _NEG_POWER(m):
@@ -35,7 +36,20 @@ def _NEG_POWER(m):
 def _POWER(m):
     return m[2]
 
-_CACHE_LIMIT = 100_000
+
+_CACHE_LIMIT = 200_000
+NODE_WORK = 0.94
+"""Work units (Insane's budget, ``engine.bots.insane``) charged for one search node.
+
+A unit stands for a fixed amount of CPU time (about 1.5 us on the development machine;
+``python -m bench.solver_speed`` measures it), so that a budget of units takes the same
+time on a machine whatever the solver does per node. Measured in Insane's own decisions,
+a node of this solver costs about 0.94 of the CPU time of a node of the earlier one,
+which defined the unit (one node each); whole deals alone cost more per node (the
+bounds at each trick's start), the short positions of the play less."""
+# Move-list keys for a leader (any card) and for a follower whose partner is winning.
+_LEAD = -2
+_PARTNER_WINS = -1
 
 
 class Solver:
@@ -44,11 +58,12 @@ class Solver:
     Seats are indices 0..3 (N E S W); ``maker_team`` is 0 for N-S, 1 for E-W. Hands are
     four bitmasks (bit ``card.index``); a seat sitting out holds 0. One Solver keeps its
     transposition table between calls, so asking about several moves of the same deal
-    reuses work.
+    reuses work. ``nodes`` counts the cards tried (search nodes) over all calls.
     """
 
     __slots__ = ("trump", "mk", "nxt", "nactive", "power", "follow_of", "trump_mask",
-                 "orders", "masks", "memo", "nodes", "cache", "suit_cache")
+                 "orders", "masks", "memo", "nodes", "cache", "suit_cache", "trump_order",
+                 "span_cache")
 
     def __init__(self, trump: str, maker_team: int, out=()):
         self.trump = trump
@@ -65,13 +80,23 @@ class Solver:
         self.follow_of = tuple(SUIT_MASK[trump][EFFECTIVE_SUIT[trump][i]] for i in range(24))
         self.trump_mask = SUIT_MASK[trump][trump]
         self.orders = _SUIT_ORDER[trump]
+        self.trump_order = _SUIT_ORDER[trump][SUITS.index(trump)]
         self.masks = _SUIT_MASKS[trump]
+        # (hands, leader) at the start of a trick -> (lo, hi): the makers surely take at
+        # least lo and at most hi of the tricks left. Bounds, not answers, so that every
+        # question about a position ("3 more?", "all 5?") narrows the same entry.
         self.memo: dict = {}
         self.nodes = 0
         self.cache = _MOVE_CACHE[trump]
         self.suit_cache = _SUIT_CACHE[trump]
+        self.span_cache = _SPAN_CACHE[trump]
 
     # ------------------------------------------------------------------ public
+    @property
+    def work(self) -> int:
+        """The work units spent so far: ``nodes`` times ``NODE_WORK``."""
+        return round(self.nodes * NODE_WORK)
+
     def at_least(self, hands, leader: int, need: int, trick=()) -> bool:
         """Can the makers take ``need`` more tricks, both sides playing perfectly?
 
@@ -133,12 +158,50 @@ class Solver:
                     best_p, best_pow = p, power[j]
                 p = self.nxt[p]
             return (best_p & 1) == self.mk
-        key = (h, leader, need)
-        r = self.memo.get(key)
-        if r is None:
-            r = self._play(h, leader, 0, 0, leader, 0, 0, need)
-            self.memo[key] = r
+        key = (h, leader)
+        got = self.memo.get(key)
+        if got is None:
+            lo, hi = self._sure(h, left)
+        else:
+            lo, hi = got
+        if need <= lo:
+            return True
+        if need > hi:
+            return False
+        r = self._play(h, leader, 0, 0, leader, 0, 0, need)
+        if r:
+            lo = need
+        else:
+            hi = need - 1
+        self.memo[key] = (lo, hi)
         return r
+
+    def _sure(self, h, left):
+        """Bounds on the makers' tricks from the top trumps: the highest live trumps, as
+        long as one side holds them all, each win the trick they fall in, and one
+        player's cards fall in different tricks."""
+        a = h[0] | h[2]
+        b = h[1] | h[3]
+        run = 0
+        side = -1
+        for c in self.trump_order:
+            if c & a:
+                if side == 1:
+                    break
+                side = 0
+            elif c & b:
+                if side == 0:
+                    break
+                side = 1
+            else:
+                continue
+            run |= c
+        if side < 0:
+            return 0, left
+        sure = max((h[side] & run).bit_count(), (h[side + 2] & run).bit_count())
+        if side == self.mk:
+            return sure, left
+        return 0, left - sure
 
     def _moves(self, legal, alive, k, partner_winning, follow, best_pow):
         """The moves worth trying, as ``(bit, index, power)``, best-first (see ``_play``)."""
@@ -167,6 +230,18 @@ class Solver:
                 moves.sort(key=lambda m: m[2] - 100 if (m[0] & fm and m[2] > best_pow) else m[2])
         return tuple(moves)
 
+    def _span(self, hand):
+        """The cards that lie, in some suit, between two of ``hand``'s (and those two):
+        the only other cards that decide which of its cards are equal."""
+        span = 0
+        for order in self.orders:
+            mine = [j for j, b in enumerate(order) if b & hand]
+            if len(mine) > 1:
+                for b in order[mine[0]:mine[-1] + 1]:
+                    span |= b
+        self.span_cache[hand] = span
+        return span
+
     def _suit_moves(self, s, legal, alive):
         """One suit's moves, strongest first: of cards with no live card between them,
         only the strongest (they are equal)."""
@@ -190,25 +265,34 @@ class Solver:
         self.nodes += 1
         hand = h[p]
         alive = h[0] | h[1] | h[2] | h[3] | tmask
+        pw = (best_p & 1) == (p & 1)
+        # The ordered moves depend only on a few small numbers, so they are cached per
+        # trump suit for every solver (generating and sorting them was half of the time
+        # per node): a leader's on its hand and the live cards; a follower's on the cards
+        # it may play, the live cards that matter and what it must beat.
         if k and hand & follow:
-            # Following suit: the ordered moves depend only on a few small numbers, so
-            # they are cached per trump suit for every solver (generating and sorting
-            # them was half of the time per node).
             legal = hand & follow
-            pw = (best_p & 1) == (p & 1)
-            key = (legal, alive & follow, -1 if pw else best_pow)
-            cache = self.cache
-            moves = cache.get(key)
-            if moves is None:
-                if len(cache) > _CACHE_LIMIT:
-                    cache.clear()
-                moves = cache[key] = self._moves(legal, alive, k, pw, follow, best_pow)
+            key = (legal, alive & follow, _PARTNER_WINS if pw else best_pow)
         else:
-            moves = self._moves(hand, alive, k, (best_p & 1) == (p & 1), follow, best_pow)
+            legal = hand
+            span = self.span_cache.get(hand)
+            if span is None:
+                span = self._span(hand)
+            if k:
+                key = (hand, alive & span, _PARTNER_WINS if pw else best_pow, 0)
+            else:
+                key = (hand, alive & span, _LEAD, 0)
+        cache = self.cache
+        moves = cache.get(key)
+        if moves is None:
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
+                self.span_cache.clear()
+            moves = cache[key] = self._moves(legal, alive, k, pw, follow, best_pow)
         maximizing = (p & 1) == self.mk
         last = k + 1 == self.nactive
         fm = follow | self.trump_mask
-        for b, i, pw in moves:
+        for b, i, cp in moves:
             if p == 0:
                 nh = (h[0] ^ b, h[1], h[2], h[3])
             elif p == 1:
@@ -218,11 +302,11 @@ class Solver:
             else:
                 nh = (h[0], h[1], h[2], h[3] ^ b)
             if k == 0:
-                f, bp, bpow = self.follow_of[i], p, pw
+                f, bp, bpow = self.follow_of[i], p, cp
             else:
                 f, bp, bpow = follow, best_p, best_pow
-                if b & fm and pw > bpow:
-                    bp, bpow = p, pw
+                if b & fm and cp > bpow:
+                    bp, bpow = p, cp
             if last:
                 r = self._win(nh, bp, need - 1 if (bp & 1) == self.mk else need)
             else:

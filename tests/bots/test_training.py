@@ -44,4 +44,7 @@ def test_solver_speed_benchmark_reports_deals_per_second(capsys):
     r = json.loads(capsys.readouterr().out)
     assert r["solver"]["deals_per_second"] > 0 and r["solver"]["nodes_per_deal"] > 10
     assert r["insane"]["decisions"] > 0 and r["insane"]["work_budget"] == 15000
+    assert r["insane"]["samples"] == 16 and r["insane"]["deals_per_decision_mean"] > 0
+    assert 0 <= r["insane"]["stopped_on_work"] <= 1
     assert solver_speed.main(["--deals", "0"]) == 2
+    assert solver_speed.main(["--samples", "0"]) == 2
