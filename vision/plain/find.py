@@ -40,6 +40,8 @@ WORK_WIDTH = 640
 """Frames wider than this are searched for edges at this width (refined at full size)."""
 CANNY_LOW, CANNY_HIGH = 30, 90
 """Canny thresholds on the luma (Sobel L1 magnitude, about 4x the step in grey levels)."""
+FAINT_CANNY = (20, 60)
+"""... for a faint card's edge (``find_outlines(faint=True)``: calibration only)."""
 CHROMA_LOW, CHROMA_HIGH = 40, 100
 """Canny thresholds on the chroma channels (half resolution)."""
 MIN_SEGMENT = 15.0
@@ -95,15 +97,15 @@ def _empty_junctions():
     return z, z, z, np.zeros(0, np.float32), np.zeros(0, np.float32)
 
 
-def edge_map(frame_bgr: np.ndarray, scale: float) -> tuple:
-    """Luma edges at ``scale`` and chroma edges at half of it, as two binary maps with
-    their scales (work px per frame px)."""
+def edge_map(frame_bgr: np.ndarray, scale: float, canny=(CANNY_LOW, CANNY_HIGH)) -> tuple:
+    """Luma edges at ``scale`` (Canny's two thresholds ``canny``) and chroma edges at
+    half of it, as two binary maps with their scales (work px per frame px)."""
     h, w = frame_bgr.shape[:2]
     work = frame_bgr if scale == 1.0 else cv2.resize(
         frame_bgr, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
     ycc = cv2.cvtColor(work, cv2.COLOR_BGR2YCrCb)
     luma = cv2.GaussianBlur(ycc[:, :, 0], (0, 0), 0.8)
-    edges = cv2.Canny(luma, CANNY_LOW, CANNY_HIGH)
+    edges = cv2.Canny(luma, *canny)
     half = cv2.GaussianBlur(cv2.resize(ycc, (ycc.shape[1] // 2, ycc.shape[0] // 2), interpolation=cv2.INTER_AREA),
                             (0, 0), 0.8)
     chroma = cv2.Canny(half[:, :, 1], CHROMA_LOW, CHROMA_HIGH) | cv2.Canny(half[:, :, 2], CHROMA_LOW, CHROMA_HIGH)
@@ -469,17 +471,19 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
 def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(),
                   mask: Optional[np.ndarray] = None, stats: Optional[dict] = None,
                   min_long: float = MIN_LONG_SIDE, max_long: float = np.inf,
-                  table=None) -> list:
+                  table=None, faint: bool = False) -> list:
     """Card-shaped outlines in a BGR frame (see the module's description).
 
     ``aspect`` is the deck's width/height (None: any card from 0.55 to 0.82 is looked
     for); ``sizes``, long sides (px) the cards are expected to have, helps find cards
     whose sides are partly hidden; ``mask`` (uint8, frame size), where to look;
     ``table``, a ``background.TableModel`` of the empty table, whose own edges (mat
-    lines, wood grain) are then no card's."""
+    lines, wood grain) are then no card's. ``faint``: luma edges down to a third of the
+    usual strength (``FAINT_CANNY``: a light-rimmed card on white paper, a step of 10-15
+    grey levels), for a calibration frame in which a card lies but none was found."""
     h, w = frame_bgr.shape[:2]
     scale = min(1.0, WORK_WIDTH / w)
-    edges, chroma = edge_map(frame_bgr, scale)
+    edges, chroma = edge_map(frame_bgr, scale, FAINT_CANNY if faint else (CANNY_LOW, CANNY_HIGH))
     eh, ew = edges.shape
     both = edges | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
     both_all = both.copy()
