@@ -552,6 +552,43 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     return _merge(outlines)
 
 
+def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list, aspect: Optional[float],
+                   table, **kw) -> list:
+    """``outlines`` with the cards whose edge is too faint for the usual edges (a
+    light-rimmed card on white paper) added: where what differs from the empty table
+    (``foreground``, frame size) is not explained by an outline and lies clear of the
+    frame's edge (a hand and arm reach in across it), the card is looked for again with
+    faint edges (``find_outlines(faint=True)``) near it. Frames without such places
+    (every card found, a hand) cost nothing more."""
+    h, w = foreground.shape[:2]
+    k = 4                                  # looked at coarsely: the mask is coarse anyway
+    left = np.ascontiguousarray(foreground[::k, ::k])
+    for o in outlines:
+        cv2.fillConvexPoly(left, np.round(o.corners / k).astype(np.int32), 0)
+    left = cv2.erode(left, np.ones((2, 2), np.uint8))
+    cs, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    least = 0.15 * (kw.get("min_long", MIN_LONG_SIDE) / k) ** 2
+    # The places that differ may be only the card's print (its paper is the mat's
+    # colour): its edge lies up to half a card's length away.
+    reach = 0.6 * kw.get("max_long", 2 * kw.get("min_long", MIN_LONG_SIDE))
+    near = None
+    for c in cs:
+        x, y, bw, bh = cv2.boundingRect(c)
+        if x < 1 or y < 1 or x + bw > left.shape[1] - 1 or y + bh > left.shape[0] - 1 \
+                or cv2.contourArea(c) < least:
+            continue
+        if near is None:
+            near = np.zeros((h, w), np.uint8)
+        x0, y0 = int(max(0, x * k - reach)), int(max(0, y * k - reach))
+        x1, y1 = int(min(w, (x + bw) * k + reach)), int(min(h, (y + bh) * k + reach))
+        near[y0:y1, x0:x1] = 255
+    if near is None:
+        return outlines
+    found = find_outlines(frame_bgr, aspect, table=table, faint=True, mask=near, **kw)
+    new = [o for o in found if all(_overlap(o.corners, p.corners) < 0.3 for p in outlines)]
+    return _merge(list(outlines) + new) if new else outlines
+
+
 def _has_picture(table) -> bool:
     """Whether the table model keeps the empty table's picture (a ``TableModel``), not
     only its edges (a calibration's second look at a crop)."""
