@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from engine.cards import DECK, Card, CardError
-from vision.plain import PlainDeck, recognize_plain
+from vision.plain import PlainDeck, _cells, recognize_plain
 from vision.plain.background import COARSE, TableModel
 from vision.plain.calibration import CalibrationError, NoCardFound, check_shapes, lone_card
 from vision.plain.straighten import face_of
@@ -390,13 +390,18 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         seen_empty = False
         recent = []
         unseen = 0
-        waited = moves = 0             # frames the card has lain there untaken; times moved
+        waited = moves = 0             # still frames the card has lain there untaken; times moved
+        before = None
         others = {c: f for c, f in faces.items() if c != card}
         other_sizes = {c: v for c, v in sizes.items() if c != card}
         while True:
             frame = next_frame(f"waiting for the {card.name}")
-            if seen_empty:
+            # Only frames in which nothing moves count (a hand laying the card does).
+            cells = _cells(frame)
+            if seen_empty and before is not None and before.shape == cells.shape \
+                    and float(np.abs(cells - before).max()) <= MOVING:
                 waited += 1
+            before = cells
             if waited > MOVE_AFTER and moves < MOVES:
                 # Seen lying there all this time but never found alone and still: where it
                 # lies, its outline runs along a line of the table or its rim is lost in
@@ -523,6 +528,9 @@ MOVE_AFTER = 30
 """Frames (about a second) a card may lie on the table without being found alone and still
 before the user is asked to move it (``MOVES`` times at most per request)."""
 MOVES = 3
+MOVING = 8.0
+"""A frame whose 16x16 px cells differ from the last one's by more than this (grey levels)
+shows something moving (a hand): it does not count towards ``MOVE_AFTER``."""
 HINT_PATIENCE = 8
 """Frames in a row in which something lies on the table but no card is found with the
 shape and size of the cards taken so far, before the card is looked for without them."""
