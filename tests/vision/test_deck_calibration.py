@@ -274,6 +274,30 @@ def test_live_calibration_asks_to_move_a_card_it_sees_lying_but_cannot_find():
     assert len(said) == 5 and sorted(deck.check["ok"]) == sorted(cards)
 
 
+@needs_art
+def test_a_card_the_check_confuses_is_taken_again_with_the_card_it_was_taken_for(monkeypatch):
+    # Either face of a confused pair may have been cut badly: the check's first reading
+    # guesses the queen of clubs as the king (a refusal by a margin), so both are asked
+    # for again, and the pass ends when the check reads every card as itself.
+    import vision.deck_calibration as dc
+    real, calls = dc.self_check, []
+
+    def check(deck, views, table=None):
+        out = real(deck, views, table)
+        calls.append(out)
+        if len(calls) == 1:
+            out = {**out, "confused": {Card("QC"): "KC"}}
+        return out
+
+    monkeypatch.setattr(dc, "self_check", check)
+    cards = [Card("9S"), Card("QC"), Card("KC"), Card("JH")]
+    said = []
+    deck, faces = calibrate_live(_asking_camera(said), announce=said.append, stable=4, cards=cards)
+    assert said[4:] == ["show the queen of clubs (QC) again, alone, face up",
+                        "show the king of clubs (KC) again, alone, face up"]
+    assert len(calls) == 2 and not deck.check["confused"] and not deck.check["wrong"]
+
+
 def _window_camera(said, rooms, design="standard", seed=7, still=12, left_lying=None):
     """A reader window's frames during a live pass that shows the card each request names
     (as a person would lay it face down on the plate): the empty window, then the card,
