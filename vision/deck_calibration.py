@@ -418,16 +418,22 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             hints = dict(size=_size_hint(other_sizes, frame) if hinted else None,
                          aspect=_aspect_hint(others) if hinted else None, lit=lit)
             outlines = _outlines_alone(frame, table, **hints)
-            if not outlines:
-                if _table_clear(table, frame):
-                    seen_empty, recent, unseen, waited = True, [], 0, 0
-                    table.foreground(frame)    # the table, followed as the light changes
-                    continue
+            differs = not outlines and not _nothing_differs(table, frame)
+            if differs:
                 # Something lies there, but no outline was found: a card whose edge is a
                 # faint step against the table (a light rim on white paper) is looked for
-                # with fainter edges.
+                # with fainter edges, before what differs may pass for a change of light
+                # (such a card's print can be faint too).
                 outlines = _outlines_alone(frame, table, faint=True, **hints)
             if not outlines:
+                if _table_clear(table, frame):
+                    seen_empty, recent, unseen = True, [], 0
+                    if not differs:
+                        waited = 0
+                    # else a change of light, or a card so faint that it passes for one:
+                    # should it last, the card (if there is one) is asked to be moved.
+                    table.foreground(frame)    # the table, followed as the light changes
+                    continue
                 if seen_empty:
                     unseen += 1
                 continue
@@ -644,6 +650,11 @@ def _table_clear(table: TableModel, frame) -> bool:
     if float((fg > 0).mean()) < CLEAR_SHARE:
         return True
     return _only_light(table, frame, fg)
+
+
+def _nothing_differs(table: TableModel, frame) -> bool:
+    """Whether almost nothing in the frame differs from the empty table (``CLEAR_SHARE``)."""
+    return float((table.foreground(frame, update=False) > 0).mean()) < CLEAR_SHARE
 
 
 def _only_light(table: TableModel, frame, fg) -> bool:

@@ -557,9 +557,9 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
     """``outlines`` with the cards whose edge is too faint for the usual edges (a
     light-rimmed card on white paper) added: where what differs from the empty table
     (``foreground``, frame size) is not explained by an outline and lies clear of the
-    frame's edge (a hand and arm reach in across it), the card is looked for again with
-    faint edges (``find_outlines(faint=True)``) near it. Frames without such places
-    (every card found, a hand) cost nothing more."""
+    frame's edge (a hand and arm reach in across it) and no larger than a card, the card
+    is looked for again with faint edges (``find_outlines(faint=True)``) near it. Frames
+    without such places (every card found, a hand) cost almost nothing more."""
     h, w = foreground.shape[:2]
     k = 4                                  # looked at coarsely: the mask is coarse anyway
     left = np.ascontiguousarray(foreground[::k, ::k])
@@ -568,6 +568,8 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
     left = cv2.erode(left, np.ones((2, 2), np.uint8))
     cs, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     least = 0.15 * (kw.get("min_long", MIN_LONG_SIDE) / k) ** 2
+    # Larger than a card (a hand and arm, a lamp's light): not one faint card.
+    most = 0.6 * (kw["max_long"] / k) ** 2 if np.isfinite(kw.get("max_long", np.inf)) else np.inf
     # The places that differ may be only the card's print (its paper is the mat's
     # colour): its edge lies up to half a card's length away.
     reach = 0.6 * kw.get("max_long", 2 * kw.get("min_long", MIN_LONG_SIDE))
@@ -575,7 +577,7 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
     for c in cs:
         x, y, bw, bh = cv2.boundingRect(c)
         if x < 1 or y < 1 or x + bw > left.shape[1] - 1 or y + bh > left.shape[0] - 1 \
-                or cv2.contourArea(c) < least:
+                or not least <= cv2.contourArea(c) <= most:
             continue
         if near is None:
             near = np.zeros((h, w), np.uint8)
