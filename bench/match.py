@@ -42,9 +42,11 @@ _OPTIONS = {"scale": float, "samples": int, "sims": int,
             "work": int, "candidates": int, "batch": int, "play_weight": float,
             "bid_weight": float, "z": float, "least": int, "stochastic": int,
             "trick_policy": int, "rollouts": int, "mix": float, "play_rollouts": int,
-            "bid_scale": float}
+            "bid_scale": float, "alone_discount": float, "pickup_bonus": float,
+            "assist_bonus": float}
 _INSANE_OPTIONS = ("work", "candidates", "batch", "play_weight", "bid_weight", "z", "least",
-                   "stochastic", "trick_policy", "rollouts", "mix", "play_rollouts", "bid_scale")
+                   "stochastic", "trick_policy", "rollouts", "mix", "play_rollouts", "bid_scale",
+                   "alone_discount", "pickup_bonus", "assist_bonus")
 # Peers that play only under OpenSpiel's rules.
 OPENSPIEL_PEERS = ("ismcts", "euchre-cli")
 
@@ -64,7 +66,8 @@ def _parse_one(spec: str):
         except ValueError:
             raise ValueError(f"{key} in {spec!r} must be a number, not {value!r}") from None
         if options[key] < 0 or (options[key] == 0 and key not in ("play_weight", "bid_weight", "stochastic", "trick_policy", "rollouts", "mix",
-                                                  "play_rollouts")):
+                                                  "play_rollouts", "alone_discount", "pickup_bonus",
+                                                  "assist_bonus")):
             raise ValueError(f"{key} in {spec!r} must be above 0")
         if key in _INSANE_OPTIONS and name != "insane":
             raise ValueError(f"{key} is an option of insane only, not of {name!r}")
@@ -209,7 +212,7 @@ def run_pairs(a: str, b: str, rules: Rules, seed: int, start: int, count: int,
             players[s] = make_player(lv, seed * 31 + i + 4 * a_team, rules, budget, samples)
             levels[s] = lv
         tables.append((Table(rules, players, a_team), levels))
-    diffs, same, first, a_hands, b_hands, times = [], [], [], [], [], {}
+    diffs, same, first, sides, a_hands, b_hands, times = [], [], [], [], [], [], {}
     for k in range(start, start + count):
         deal = deal_for(rules, seed, k)
         pair, contracts, bid_lists = [], [], []
@@ -224,9 +227,10 @@ def run_pairs(a: str, b: str, rules: Rules, seed: int, start: int, count: int,
             bid_lists.append((h.dealer, [(q, str(a)) for q, a in h._bids]))
         diffs.append(sum(pair) / 2)
         same.append(_difference(*contracts))
+        sides.append(side_difference(*contracts))
         first.append(first_bid_difference(*bid_lists))
     games = tables[0][0].games + tables[1][0].games
-    return {"diffs": diffs, "same": same, "first": first, "games": games, "times": times,
+    return {"diffs": diffs, "same": same, "first": first, "sides": sides, "games": games, "times": times,
             "a_stats": [(h.result, t) for h, t in a_hands],
             "b_stats": [(h.result, t) for h, t in b_hands]}
 
@@ -270,6 +274,27 @@ def _difference(c1, c2) -> str:
     if c1[1] == c2[1] and c1[0] == c2[0]:
         return "alone"
     return "trump"
+
+
+def side_difference(c1, c2) -> Optional[str]:
+    """Which side the parting favoured in bidding, for the kinds where that is clear:
+    "a named trump at both tables" / "b named ..." (the maker's side differs between the
+    tables, so one level named trump with both hands and the other with neither), "a alone,
+    b not" / "b alone, a not" (the same maker and trump, a lone hand at one table only).
+    ``c1``: the contract where A sits North-South, ``c2`` where A sits East-West.
+
+    >>> side_difference(("N", "H", "N", None), ("N", "H", None, None))
+    'a alone, b not'
+    >>> side_difference(("E", "S", None, None), ("N", "H", None, None))
+    'b named trump at both tables'
+    """
+    kind = _difference(c1, c2)
+    if kind == "maker":
+        return ("a" if c1[0] in "NS" else "b") + " named trump at both tables"
+    if kind == "alone" and (c1[2] is None) != (c2[2] is None):
+        a_team = "NS" if c1[2] is not None else "EW"     # A's seats at the lone table
+        return "a alone, b not" if c1[0] in a_team else "b alone, a not"
+    return None
 
 
 def _contract(result):
@@ -320,6 +345,16 @@ def summarise(a: str, b: str, rules: Rules, seed: int, parts: list, seconds: flo
                 e[1] += d
         split["first_bid_difference"] = {k: {"pairs": c, "points": round(t / n, 4)}
                                          for k, (c, t) in sorted(by.items(), key=lambda kv: -abs(kv[1][1]))}
+    sides = [x for p in parts for x in p.get("sides", [])]
+    if len(sides) == n and n:
+        # Which side's bidding the parting came from, with its points (A minus B).
+        by = {}
+        for d, k in zip(diffs, sides, strict=True):
+            if k is not None:
+                e = by.setdefault(k, [0, 0.0])
+                e[0] += 1
+                e[1] += d
+        split["by_side"] = {k: {"pairs": c, "points": round(t / n, 4)} for k, (c, t) in sorted(by.items())}
     sd = statistics.stdev(diffs) if n > 1 else 0.0
     half = 1.96 * sd / math.sqrt(n) if n > 1 else float("inf")
 

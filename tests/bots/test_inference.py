@@ -137,3 +137,51 @@ def test_bids_get_bid_scale_times_the_deals_of_a_card():
     more.choose(view)
     # deals solved (each may stand for several draws of the same deal)
     assert len(few.race.counts) == 8 and len(more.race.counts) == 24
+
+
+def test_alone_discount_lowers_only_the_lone_bids():
+    h = Hand.deal(STD, dealer="S", hands={
+        "W": "JH JD AH KH AS", "N": "9S 10S QS KS 9C", "E": "9H 10H QC KC 9D",
+        "S": "10D QD KD AD JC"}, upcard="QH")
+    view = h.view("W")           # two bowers, ace and king of hearts: alone is searched
+    plain = InsaneBot(seed=1, samples=16, budget=None, least=10_000)
+    wary = InsaneBot(seed=1, samples=16, budget=None, least=10_000, alone_discount=0.5)
+    plain.choose(view)
+    wary.choose(view)
+    lone = [a for a in plain.race.values if a.alone]
+    assert lone, "the lone bid should have been searched"
+    for a in plain.race.values:
+        shift = 0.5 if a.alone else 0.0
+        assert abs(plain.race.mean(a) - shift - wary.race.mean(a)) < 1e-9
+    # a discount larger than any hand's points: never alone
+    assert not InsaneBot(seed=1, samples=16, budget=None, alone_discount=5).choose(view).alone
+
+
+def test_pickup_and_assist_bonus_raise_only_the_dealer_sides_order():
+    h = Hand.deal(STD, dealer="S", hands={
+        "W": "9S 10S QS KS 9C", "N": "JH 10D AH KD AS", "E": "9H 10H QC KC 9D",
+        "S": "KH QD JD AD JC"}, upcard="QH")
+    h.apply("pass")                  # West
+    view = h.view("N")               # the dealer's partner: order (assist) or pass
+    for bonus, seat_view in (("assist_bonus", view), ("pickup_bonus", None)):
+        if seat_view is None:
+            h.apply("pass")          # North
+            h.apply("pass")          # East
+            seat_view = h.view("S")  # the dealer: pick it up or pass
+        plain = InsaneBot(seed=1, samples=16, budget=None, least=10_000)
+        bold = InsaneBot(seed=1, samples=16, budget=None, least=10_000, **{bonus: 0.4})
+        plain.choose(seat_view)
+        bold.choose(seat_view)
+        assert any(a.kind == "order" and not a.alone for a in plain.race.values)
+        for a in plain.race.values:
+            shift = 0.4 if a.kind == "order" and not a.alone else 0.0
+            assert abs(plain.race.mean(a) + shift - bold.race.mean(a)) < 1e-9
+    # the other side's orders are untouched
+    h2 = Hand.deal(STD, dealer="S", hands={
+        "W": "JH JD AH KH AS", "N": "9S 10S QS KS 9C", "E": "9H 10H QC KC 9D",
+        "S": "10D QD KD AD JC"}, upcard="QH")
+    plain = InsaneBot(seed=1, samples=16, budget=None, least=10_000)
+    bold = InsaneBot(seed=1, samples=16, budget=None, least=10_000, pickup_bonus=0.4, assist_bonus=0.4)
+    plain.choose(h2.view("W"))
+    bold.choose(h2.view("W"))
+    assert all(abs(plain.race.mean(a) - bold.race.mean(a)) < 1e-9 for a in plain.race.values)

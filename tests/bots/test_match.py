@@ -142,3 +142,19 @@ def test_first_bid_difference_names_the_decision_where_the_tables_parted():
     assert sum(v["pairs"] for v in firsts.values()) <= r["split"]["other_contract"]["pairs"]
     assert sum(v["points"] for v in firsts.values()) == pytest.approx(
         r["split"]["other_contract"]["points"], abs=1e-3)
+
+
+def test_side_difference_says_whose_bid_the_parting_was():
+    from bench.match import side_difference
+    # A sits North-South at the first table, East-West at the second.
+    assert side_difference(("N", "H", None, None), ("E", "H", None, None)) == "a named trump at both tables"
+    assert side_difference(("W", "S", None, None), ("S", "S", None, None)) == "b named trump at both tables"
+    assert side_difference(("E", "S", None, None), ("E", "S", "E", None)) == "a alone, b not"
+    assert side_difference(("E", "S", "E", None), ("E", "S", None, None)) == "b alone, a not"
+    assert side_difference(("N", "H", None, None), ("N", "H", None, None)) is None
+    assert side_difference(("N", "H", None, None), ("N", "S", None, None)) is None
+    r = match("medium", "easy", pairs=8, seed=5)
+    by = r["split"]["by_side"]
+    assert sum(v["pairs"] for v in by.values()) <= r["split"]["other_contract"]["pairs"]
+    kinds = {"a named trump at both tables", "b named trump at both tables", "a alone, b not", "b alone, a not"}
+    assert set(by) <= kinds

@@ -5,14 +5,16 @@
    (``read.patch_match``); the ones within ``RIVAL_GAP`` of the best are contenders.
 3. *Duels*: every contender meets every other. A red card against a black one is
    settled by the print's colour where that is clear (a black card only if it also
-   wins the close look: glare pales red print until it passes for black); otherwise by
+   wins the close look: glare pales red print until it passes for black; a red card
+   whose print keeps some red, ``INK_PALE``, by the close look too); otherwise by
    the close look at the places where the two templates differ (``read.duel``), the
    challenger laid both ways up; twins (same rank and colour: K♠/K♣) by the sign look
    alone (``read.sign_look``: the places where they differ in shape), and never on a
    card seen smaller than ``MIN_SIGN_PX``. A contender's margin is its worst duel; the contender
    with the best margin is the candidate.
 4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
-   by ``MIN_MARGIN`` (its twin by more on a small card: ``twin_margin``), its print has its suit's colour,
+   by ``MIN_MARGIN`` (its twin by more on a small card: ``twin_margin``), its print has its suit's colour
+   (or, for red print paled by glare, its shape beats the black cards of its rank),
    and no part of the face differs from its template in grey or colour (a finger, a coaster: ``MAX_CELL``,
    ``MAX_TINT``). Otherwise the reading is a refusal with a reason.
 """
@@ -62,6 +64,15 @@ INK_RED = 0.5
 """A red card's print shows at least this share of its template's redness ..."""
 INK_BLACK = 0.2
 """... and a black card's at most this share (measured on the red card's print)."""
+INK_PALE = 0.1
+"""Least redness (share of the template's, as ``INK_RED``) of print that a lamp's
+reflection may have paled: a red card whose print shows less than ``INK_RED`` but at
+least this is judged by its shape against the black cards of its rank (it must beat
+them by the close look, by ``MIN_MARGIN``); less is black print. (On tuning sessions,
+red cards under glare showed 0.06-1.3, 39 of 286 under 0.5 and 8 of them under 0.1;
+where a black card was seen, a red card of its rank whose redness there reached 0.1,
+e.g. a court card's robe, lost the close look to the black cards by 0.44 or more,
+while one under it, an ace of spades under glare, would have won it by 0.83.)"""
 PALE_SHAPE = 0.1
 """Least close-look value by which a black card named by the print's colour must also beat
 the red card (glare pales red print until it passes for black)."""
@@ -176,13 +187,20 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
             share = inks[(red, black)]
             if share is not None and (share >= INK_RED or share <= INK_BLACK):
                 duels[(x, y)] = 1.0 if (share >= INK_RED) == bool(deck.red[x]) else -1.0
-                if share <= INK_BLACK and not deck.red[x]:
+                if share <= INK_BLACK:
                     # Print that looks colourless may be red print paled by a lamp's
                     # reflection (it adds white light; it never makes black print red):
-                    # the black card must also win the close look.
-                    look = _close_look(x, y)
-                    if look < PALE_SHAPE:
-                        duels[(x, y)] = look
+                    # the black card must also win the close look, and the red card is
+                    # judged by it (the same duel seen from either side).
+                    if not deck.red[x]:
+                        look = _close_look(x, y)
+                        if look < PALE_SHAPE:
+                            duels[(x, y)] = look
+                    elif _redness(faces, deck, x, fine[x]) >= INK_PALE:
+                        # Some red is left (black print has none): the shape decides.
+                        look = _close_look(x, y)
+                        if look > -PALE_SHAPE:
+                            duels[(x, y)] = look
                 return duels[(x, y)]
         duels[(x, y)] = _close_look(x, y)
         return duels[(x, y)]
@@ -245,9 +263,16 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     card = deck.cards[a]
     t = deck.templates[a]
     # The candidate's own print must have its suit's colour.
+    pale = None
     if deck.red[a]:
         ink = _redness(faces, deck, a, fine[a])
         colour_ok = ink >= INK_RED
+        if not colour_ok and ink >= INK_PALE:
+            # Red print paled by a lamp's reflection: named only if the card's shape beats
+            # the black cards of its rank by the close look (their signs, not the colour).
+            pale = {deck.cards[y]: _close_look(a, y) for y in deck.alike[a]
+                    if deck.cards[y].rank == card.rank and not deck.red[y]}
+            colour_ok = bool(pale) and min(pale.values()) >= MIN_MARGIN
     else:
         mask = read.compared(t.dark_ink)
         view_red = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
@@ -261,7 +286,7 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     h, w = diff.shape
     cells = diff[:h // rows * rows, :w // cols * cols].reshape(rows, h // rows, cols, w // cols).mean(axis=(1, 3))
     cover = float(cells.max())
-    detail = {"score": score, "margin": margin, "rival": rival, "top": top, "ink": ink, "cell": cover,
+    detail = {"score": score, "margin": margin, "rival": rival, "top": top, "ink": ink, "cell": cover, "pale": pale,
               "worst": {str(deck.cards[y]): round(-v, 3) for y, v in results.items()} | {str(card): round(margin, 3)}}
     reading = Reading(card=None, score=score, margin=margin, turned=o, guess=card, detail=detail)
     twin_rival = rival is not None and deck.twins(a, deck.index(rival))
