@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from engine.cards import DECK, Card, CardError
-from vision.plain import PlainDeck, recognize_plain
+from vision.plain import PlainDeck, _cells, recognize_plain
 from vision.plain.background import COARSE, TableModel
 from vision.plain.calibration import CalibrationError, NoCardFound, check_shapes, lone_card
 from vision.plain.straighten import face_of
@@ -339,6 +339,17 @@ def close_pairs(check: dict, count: int = 5) -> list:
     return sorted(pairs, key=lambda t: t[2])[:count]
 
 
+def _cards_named(text: str) -> list:
+    """The cards in a check's ``"QC, QS"``."""
+    out = []
+    for name in str(text).split(","):
+        try:
+            out.append(Card(name.strip()))
+        except (CardError, ValueError):
+            pass
+    return out
+
+
 def _corner_shift(a: np.ndarray, b: np.ndarray) -> float:
     # The same quadrilateral may start at another corner: compare over the 4 rotations.
     return min(float(np.abs(np.roll(a, k, axis=0) - b).max()) for k in range(4))
@@ -379,21 +390,51 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         seen_empty = False
         recent = []
         unseen = 0
+        waited = moves = 0             # still frames the card has lain there untaken; times moved
+        before = None
         others = {c: f for c, f in faces.items() if c != card}
         other_sizes = {c: v for c, v in sizes.items() if c != card}
         while True:
             frame = next_frame(f"waiting for the {card.name}")
+            # Only frames in which nothing moves count (a hand laying the card does).
+            cells = _cells(frame)
+            if seen_empty and before is not None and before.shape == cells.shape \
+                    and float(np.abs(cells - before).max()) <= MOVING:
+                waited += 1
+            before = cells
+            if waited > MOVE_AFTER and moves < MOVES:
+                # Seen lying there all this time but never found alone and still: where it
+                # lies, its outline runs along a line of the table or its rim is lost in
+                # the table's own colour. Somewhere else it may be seen whole.
+                announce(f"the {card.name} ({card}) is not seen clearly there: move it a little, "
+                         "alone, face up")
+                moves += 1
+                waited, recent, unseen = 0, [], 0
+                continue
             # The hints come from the cards taken so far; should those have been taken
             # wrongly (a mat's box around the card), a card that lies there and is not
             # found with them for a while is looked for without them.
             hinted = unseen < HINT_PATIENCE
-            outlines = _outlines_alone(frame, table, _size_hint(other_sizes, frame) if hinted else None,
-                                       _aspect_hint(others) if hinted else None, lit=lit)
+            hints = dict(size=_size_hint(other_sizes, frame) if hinted else None,
+                         aspect=_aspect_hint(others) if hinted else None, lit=lit)
+            outlines = _outlines_alone(frame, table, **hints)
+            differs = not outlines and not _nothing_differs(table, frame)
+            if differs:
+                # Something lies there, but no outline was found: a card whose edge is a
+                # faint step against the table (a light rim on white paper) is looked for
+                # with fainter edges, before what differs may pass for a change of light
+                # (such a card's print can be faint too).
+                outlines = _outlines_alone(frame, table, faint=True, **hints)
             if not outlines:
                 if _table_clear(table, frame):
                     seen_empty, recent, unseen = True, [], 0
+                    if not differs:
+                        waited = 0
+                    # else a change of light, or a card so faint that it passes for one:
+                    # should it last, the card (if there is one) is asked to be moved.
                     table.foreground(frame)    # the table, followed as the light changes
-                elif seen_empty:
+                    continue
+                if seen_empty:
                     unseen += 1
                 continue
             if hinted:
@@ -451,7 +492,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             second_look(card)
             if not odd(card, aspect, size):
                 break
-    retaken = set()
+    retaken = {}
     while True:
         aspect, size = check_shapes(faces, sizes)
         deck = build_deck(faces, name=name, card_px=size)
@@ -459,13 +500,21 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                            table=_frozen(table))
         deck.check = check
         # A card named as another, or refused with another card as the best guess: the
-        # deck does not tell them apart (a face taken badly). Taken again, once.
-        again = [c for c in faces if (c in check["wrong"] or c in check["confused"]) and c not in retaken]
+        # deck does not tell them apart. Either face may have been taken badly (cut at a
+        # line of its picture or of the table: the view then matches the other card's
+        # broken template, or its own broken one loses), so both are taken again, each at
+        # most ``CHECK_RETAKES`` times.
+        again = []
+        for card, rivals in [*check["wrong"].items(), *check["confused"].items()]:
+            for c in [card, *_cards_named(rivals)]:
+                if c in faces and retaken.get(c, 0) < CHECK_RETAKES and c not in again:
+                    again.append(c)
         if not again:
             break
         for card in again:
             take(card, again=True)
-            retaken.add(card)
+            second_look(card)
+            retaken[card] = retaken.get(card, 0) + 1
     if check["wrong"] or check["confused"]:
         told = {**{c: f"guessed as {g}" for c, g in check["confused"].items()},
                 **{c: f"read as {w}" for c, w in check["wrong"].items()}}
@@ -475,10 +524,19 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     return deck, faces
 
 
+CHECK_RETAKES = 2
+"""Times a card the check confuses with another (or the other card) is asked for again."""
 SECOND_LOOK = 3
 """Still frames of each card kept (around the card) for the second look."""
 RETAKES = 2
 """Times a card whose face is not of the deck's shape and size is asked for again."""
+MOVE_AFTER = 30
+"""Frames (about a second) a card may lie on the table without being found alone and still
+before the user is asked to move it (``MOVES`` times at most per request)."""
+MOVES = 3
+MOVING = 8.0
+"""A frame whose 16x16 px cells differ from the last one's by more than this (grey levels)
+shows something moving (a hand): it does not count towards ``MOVE_AFTER``."""
 HINT_PATIENCE = 8
 """Frames in a row in which something lies on the table but no card is found with the
 shape and size of the cards taken so far, before the card is looked for without them."""
@@ -594,6 +652,11 @@ def _table_clear(table: TableModel, frame) -> bool:
     return _only_light(table, frame, fg)
 
 
+def _nothing_differs(table: TableModel, frame) -> bool:
+    """Whether almost nothing in the frame differs from the empty table (``CLEAR_SHARE``)."""
+    return float((table.foreground(frame, update=False) > 0).mean()) < CLEAR_SHARE
+
+
 def _only_light(table: TableModel, frame, fg) -> bool:
     """Whether the places that differ from the empty table (``fg``, the frame's size)
     hold (almost) no edges other than the table's own, away from their rim."""
@@ -641,7 +704,7 @@ def _still_run(recent: list, stable: int):
 
 
 def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional[float] = None,
-                    lit: Optional[list] = None):
+                    lit: Optional[list] = None, faint: bool = False):
     """The card-shaped outlines in a calibration frame: those inside no other, and not
     much smaller than the largest (a marker sticker seen at a slant); with ``size`` and
     ``aspect``, of about that long side and shape (the cards taken so far). An outline
@@ -651,7 +714,7 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
     finder may see only the opening's outline, and its face is not the card's."""
     from vision.plain.find import WORK_WIDTH, find_outlines
     kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
-    outlines = find_outlines(frame, aspect, table=table, **kw)
+    outlines = find_outlines(frame, aspect, table=table, faint=faint, **kw)
     lit = [] if lit is None else lit
     if outlines:
         edges = _edges_of_own(table, frame)

@@ -212,11 +212,12 @@ def test_live_calibration_says_when_the_camera_stops():
         calibrate_live(frames, announce=lambda m: None, stable=4, cards=["9S", "JH"])
 
 
-def _asking_camera(said, cut=(), still=12, cut_by=0.12, seed=5):
+def _asking_camera(said, cut=(), still=12, cut_by=0.12, seed=5, out_of_view=()):
     """A camera's frames during a live pass that shows the card each request names (as
     a person would): the empty table, then the card alone and still until the next
     request; the camera stops when nothing more is asked. A card in ``cut`` is, the
-    first time, shown with a band of its side hidden (taken at the wrong outline)."""
+    first time, shown with a band of its side hidden (taken at the wrong outline); one
+    in ``out_of_view`` is first laid mostly beyond the frame's edge (never found)."""
     import re
     rng = np.random.default_rng(seed)
     _, empty, _ = scene([place("9S", (210, 150), 0)], seed=seed, cloth="green", markers=False)
@@ -227,8 +228,8 @@ def _asking_camera(said, cut=(), still=12, cut_by=0.12, seed=5):
     while served < len(said):
         served = len(said)
         card = re.search(r"\((\w+)\)", said[-1]).group(1)
-        frame, _, truth = scene([place(card, *SPOTS[served % len(SPOTS)])], seed=seed, cloth="green",
-                                markers=False)
+        spot = ((-20, 150), 20) if card in out_of_view and card not in shown else SPOTS[served % len(SPOTS)]
+        frame, _, truth = scene([place(card, *spot)], seed=seed, cloth="green", markers=False)
         if card in cut and card not in shown:
             q = np.asarray(truth[0]["corners"], np.float32)
             band = np.array([q[0], q[0] + cut_by * (q[1] - q[0]), q[3] + cut_by * (q[2] - q[3]), q[3]])
@@ -257,6 +258,44 @@ def test_live_calibration_takes_a_card_again_when_its_face_is_not_the_decks_shap
     jd = faces[Card("JD")]
     assert jd.shape[1] / jd.shape[0] == pytest.approx(deck.aspect, rel=0.04)
     assert sorted(deck.check["ok"]) == sorted(cards) and not deck.check["confused"]
+
+
+@needs_art
+def test_live_calibration_asks_to_move_a_card_it_sees_lying_but_cannot_find():
+    # The jack of diamonds is first laid mostly beyond the frame's edge: something lies
+    # there, but no card's outline is found. After a second of that the reader asks for
+    # it to be moved, and takes it where it is laid then (before, the pass waited until
+    # the camera stopped).
+    cards = [Card("9S"), Card("JH"), Card("JD"), Card("KS")]
+    said = []
+    deck, faces = calibrate_live(_asking_camera(said, out_of_view={"JD"}, still=40), announce=said.append,
+                                 stable=4, cards=cards)
+    assert said[3] == "the jack of diamonds (JD) is not seen clearly there: move it a little, alone, face up"
+    assert len(said) == 5 and sorted(deck.check["ok"]) == sorted(cards)
+
+
+@needs_art
+def test_a_card_the_check_confuses_is_taken_again_with_the_card_it_was_taken_for(monkeypatch):
+    # Either face of a confused pair may have been cut badly: the check's first reading
+    # guesses the queen of clubs as the king (a refusal by a margin), so both are asked
+    # for again, and the pass ends when the check reads every card as itself.
+    import vision.deck_calibration as dc
+    real, calls = dc.self_check, []
+
+    def check(deck, views, table=None):
+        out = real(deck, views, table)
+        calls.append(out)
+        if len(calls) == 1:
+            out = {**out, "confused": {Card("QC"): "KC"}}
+        return out
+
+    monkeypatch.setattr(dc, "self_check", check)
+    cards = [Card("9S"), Card("QC"), Card("KC"), Card("JH")]
+    said = []
+    deck, faces = calibrate_live(_asking_camera(said), announce=said.append, stable=4, cards=cards)
+    assert said[4:] == ["show the queen of clubs (QC) again, alone, face up",
+                        "show the king of clubs (KC) again, alone, face up"]
+    assert len(calls) == 2 and not deck.check["confused"] and not deck.check["wrong"]
 
 
 def _window_camera(said, rooms, design="standard", seed=7, still=12, left_lying=None):

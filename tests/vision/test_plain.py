@@ -157,7 +157,9 @@ def test_a_still_table_is_not_read_again(deck, monkeypatch):
     moved = frame.copy()
     moved[200:260, 300:360] = 255                                     # something changes in view
     plain.recognize_plain(moved, deck, table=table)
-    assert len(calls) == 2
+    # Read again: found again (and, the white square being explained by no outline,
+    # looked at once more with faint edges).
+    assert len(calls) in (2, 3)
 
 
 def test_a_card_lying_still_is_not_read_again_while_the_view_changes_elsewhere(deck, monkeypatch):

@@ -86,7 +86,7 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     ignored, and what differs from the table without being a readable card (a hand)
     is reported as a refusal. Without it, the frame is read alone (a single photo)."""
     from vision.plain.decide import read_views
-    from vision.plain.find import find_outlines
+    from vision.plain.find import faint_outlines, find_outlines
     from vision.plain.straighten import portrait_orders, upright_views
     frame = np.asarray(frame)
     if frame.ndim != 3 or frame.shape[2] != 3:
@@ -109,6 +109,8 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     else:
         kw = dict(min_long=MIN_CARD_PX)
     outlines = find_outlines(frame, deck.aspect, table=table, **kw)
+    if foreground is not None:
+        outlines = faint_outlines(frame, foreground, outlines, deck.aspect, table, **kw)
     # Outermost first: an outline inside a card that was read is part of that card
     # (its picture's frame); inside a refusal it may be a card (in a mat's box).
     order = sorted(range(len(outlines)), key=lambda i: -outlines[i].area)

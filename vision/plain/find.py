@@ -40,6 +40,8 @@ WORK_WIDTH = 640
 """Frames wider than this are searched for edges at this width (refined at full size)."""
 CANNY_LOW, CANNY_HIGH = 30, 90
 """Canny thresholds on the luma (Sobel L1 magnitude, about 4x the step in grey levels)."""
+FAINT_CANNY = (20, 60)
+"""... for a faint card's edge (``find_outlines(faint=True)``: calibration only)."""
 CHROMA_LOW, CHROMA_HIGH = 40, 100
 """Canny thresholds on the chroma channels (half resolution)."""
 MIN_SEGMENT = 15.0
@@ -95,15 +97,15 @@ def _empty_junctions():
     return z, z, z, np.zeros(0, np.float32), np.zeros(0, np.float32)
 
 
-def edge_map(frame_bgr: np.ndarray, scale: float) -> tuple:
-    """Luma edges at ``scale`` and chroma edges at half of it, as two binary maps with
-    their scales (work px per frame px)."""
+def edge_map(frame_bgr: np.ndarray, scale: float, canny=(CANNY_LOW, CANNY_HIGH)) -> tuple:
+    """Luma edges at ``scale`` (Canny's two thresholds ``canny``) and chroma edges at
+    half of it, as two binary maps with their scales (work px per frame px)."""
     h, w = frame_bgr.shape[:2]
     work = frame_bgr if scale == 1.0 else cv2.resize(
         frame_bgr, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
     ycc = cv2.cvtColor(work, cv2.COLOR_BGR2YCrCb)
     luma = cv2.GaussianBlur(ycc[:, :, 0], (0, 0), 0.8)
-    edges = cv2.Canny(luma, CANNY_LOW, CANNY_HIGH)
+    edges = cv2.Canny(luma, *canny)
     half = cv2.GaussianBlur(cv2.resize(ycc, (ycc.shape[1] // 2, ycc.shape[0] // 2), interpolation=cv2.INTER_AREA),
                             (0, 0), 0.8)
     chroma = cv2.Canny(half[:, :, 1], CHROMA_LOW, CHROMA_HIGH) | cv2.Canny(half[:, :, 2], CHROMA_LOW, CHROMA_HIGH)
@@ -469,17 +471,19 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
 def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(),
                   mask: Optional[np.ndarray] = None, stats: Optional[dict] = None,
                   min_long: float = MIN_LONG_SIDE, max_long: float = np.inf,
-                  table=None) -> list:
+                  table=None, faint: bool = False) -> list:
     """Card-shaped outlines in a BGR frame (see the module's description).
 
     ``aspect`` is the deck's width/height (None: any card from 0.55 to 0.82 is looked
     for); ``sizes``, long sides (px) the cards are expected to have, helps find cards
     whose sides are partly hidden; ``mask`` (uint8, frame size), where to look;
     ``table``, a ``background.TableModel`` of the empty table, whose own edges (mat
-    lines, wood grain) are then no card's."""
+    lines, wood grain) are then no card's. ``faint``: luma edges down to a third of the
+    usual strength (``FAINT_CANNY``: a light-rimmed card on white paper, a step of 10-15
+    grey levels), for a calibration frame in which a card lies but none was found."""
     h, w = frame_bgr.shape[:2]
     scale = min(1.0, WORK_WIDTH / w)
-    edges, chroma = edge_map(frame_bgr, scale)
+    edges, chroma = edge_map(frame_bgr, scale, FAINT_CANNY if faint else (CANNY_LOW, CANNY_HIGH))
     eh, ew = edges.shape
     both = edges | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
     both_all = both.copy()
@@ -546,6 +550,45 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     if table is None and outlines:
         outlines = grow_outlines(frame_bgr, outlines, aspect, min_long, max_long)
     return _merge(outlines)
+
+
+def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list, aspect: Optional[float],
+                   table, **kw) -> list:
+    """``outlines`` with the cards whose edge is too faint for the usual edges (a
+    light-rimmed card on white paper) added: where what differs from the empty table
+    (``foreground``, frame size) is not explained by an outline and lies clear of the
+    frame's edge (a hand and arm reach in across it) and no larger than a card, the card
+    is looked for again with faint edges (``find_outlines(faint=True)``) near it. Frames
+    without such places (every card found, a hand) cost almost nothing more."""
+    h, w = foreground.shape[:2]
+    k = 4                                  # looked at coarsely: the mask is coarse anyway
+    left = np.ascontiguousarray(foreground[::k, ::k])
+    for o in outlines:
+        cv2.fillConvexPoly(left, np.round(o.corners / k).astype(np.int32), 0)
+    left = cv2.erode(left, np.ones((2, 2), np.uint8))
+    cs, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    least = 0.15 * (kw.get("min_long", MIN_LONG_SIDE) / k) ** 2
+    # Larger than a card (a hand and arm, a lamp's light): not one faint card.
+    most = 0.6 * (kw["max_long"] / k) ** 2 if np.isfinite(kw.get("max_long", np.inf)) else np.inf
+    # The places that differ may be only the card's print (its paper is the mat's
+    # colour): its edge lies up to half a card's length away.
+    reach = 0.6 * kw.get("max_long", 2 * kw.get("min_long", MIN_LONG_SIDE))
+    near = None
+    for c in cs:
+        x, y, bw, bh = cv2.boundingRect(c)
+        if x < 1 or y < 1 or x + bw > left.shape[1] - 1 or y + bh > left.shape[0] - 1 \
+                or not least <= cv2.contourArea(c) <= most:
+            continue
+        if near is None:
+            near = np.zeros((h, w), np.uint8)
+        x0, y0 = int(max(0, x * k - reach)), int(max(0, y * k - reach))
+        x1, y1 = int(min(w, (x + bw) * k + reach)), int(min(h, (y + bh) * k + reach))
+        near[y0:y1, x0:x1] = 255
+    if near is None:
+        return outlines
+    found = find_outlines(frame_bgr, aspect, table=table, faint=True, mask=near, **kw)
+    new = [o for o in found if all(_overlap(o.corners, p.corners) < 0.3 for p in outlines)]
+    return _merge(list(outlines) + new) if new else outlines
 
 
 def _has_picture(table) -> bool:
