@@ -543,6 +543,8 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
                                    min_long, both_all, stats, max_long, veto)
     if veto is not None and outlines and _has_picture(table):
         outlines = _not_the_tables(outlines, colour, table)
+    if table is None:
+        outlines += region_outlines(frame_bgr, scale, aspect, min_long, max_long, mask)
     if table is None and outlines:
         outlines = grow_outlines(frame_bgr, outlines, aspect, min_long, max_long)
     return _merge(outlines)
@@ -809,3 +811,64 @@ def _plain_band(frame_bgr: np.ndarray, q: np.ndarray, k: int, d: float, paper=No
     mine = paper is None or float(np.linalg.norm(np.median(band.reshape(-1, 3), axis=0) - paper)) <= PAPER_CLOSE
     return plain and mine and apart >= GAP_STEP \
         and float(np.median(band[..., 0])) >= float(np.median(beyond[..., 0])) - 10.0
+
+
+REGION_SIGMA = 2.0
+"""Reach (work px, Gaussian sigma) of the local colour and texture the region finder compares."""
+REGION_LEVELS = (3.0, 4.5, 6.5, 9.0)
+"""Distances from the photo's dominant surface (robust z-scores) at which regions are cut."""
+
+
+def _surface_distance(frame_bgr: np.ndarray, scale: float) -> np.ndarray:
+    """How unlike the photo's dominant surface each work pixel is: local colour (CIELAB,
+    blurred) and local texture (the spread of lightness), each as a robust z-score
+    against the whole photo (its median and spread: the table is most of a photo)."""
+    h, w = frame_bgr.shape[:2]
+    work = frame_bgr if scale == 1.0 else cv2.resize(
+        frame_bgr, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab).astype(np.float32)
+    mean = cv2.GaussianBlur(lab, (0, 0), REGION_SIGMA)
+    sq = cv2.GaussianBlur(lab[:, :, 0] * lab[:, :, 0], (0, 0), REGION_SIGMA)
+    spread = np.sqrt(np.maximum(sq - mean[:, :, 0] ** 2, 0.0))
+    feats = np.dstack([mean, spread])
+    sub = feats[::4, ::4].reshape(-1, 4)
+    med = np.median(sub, axis=0)
+    mad = np.median(np.abs(sub - med), axis=0) * 1.4826
+    mad = np.maximum(mad, np.array([2.0, 1.5, 1.5, 1.0], np.float32))
+    return np.sqrt((((feats - med) / mad) ** 2).sum(axis=2))
+
+
+def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=None) -> list:
+    """Outlines of card-sized regions unlike the photo's dominant surface (see
+    ``_surface_distance``), cut at several distances, each checked as any other outline."""
+    dist = _surface_distance(frame_bgr, scale)
+    eh, ew = dist.shape
+    if mask is not None:
+        dist = dist * (cv2.resize(mask, (ew, eh), interpolation=cv2.INTER_NEAREST) > 0)
+    min_area = (min_long * scale) ** 2 * 0.4
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    rough = []
+    for level in REGION_LEVELS:
+        m = (dist > level).astype(np.uint8)
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, k)
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        m[:] = 0
+        cv2.drawContours(m, cs, -1, 1, -1)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, k)
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        for c in cs:
+            cx, cy, cw, ch = cv2.boundingRect(c)
+            if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
+                continue
+            q = _hull_quad(cv2.convexHull(c), c)
+            if q is not None:
+                rough.append(q / scale)
+    if not rough:
+        return []
+    quads = clockwise(np.stack(rough).astype(np.float32))
+    ratio, long_side, _ = quad_shape(quads)
+    quads = quads[(ratio > 0.45) & (long_side >= min_long) & (long_side <= max_long * 1.1)]
+    if len(quads) == 0:
+        return []
+    quads = quads[_suppress(quads, -quad_shape(quads)[1])]
+    return _verify(frame_bgr, quads, aspect, min_long, reach=float(np.clip(2.0 / scale, 3, 8)), max_long=max_long)
