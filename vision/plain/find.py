@@ -819,10 +819,11 @@ REGION_LEVELS = (3.0, 4.5, 6.5, 9.0)
 """Distances from the photo's dominant surface (robust z-scores) at which regions are cut."""
 
 
-def _surface_distance(frame_bgr: np.ndarray, scale: float) -> np.ndarray:
+def _surface_distance(frame_bgr: np.ndarray, scale: float) -> tuple:
     """How unlike the photo's dominant surface each work pixel is: local colour (CIELAB,
     blurred) and local texture (the spread of lightness), each as a robust z-score
-    against the whole photo (its median and spread: the table is most of a photo)."""
+    against the whole photo (its median and spread: the table is most of a photo); and
+    how smooth each pixel is against the surface (its local spread over the photo's median)."""
     h, w = frame_bgr.shape[:2]
     work = frame_bgr if scale == 1.0 else cv2.resize(
         frame_bgr, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
@@ -835,21 +836,32 @@ def _surface_distance(frame_bgr: np.ndarray, scale: float) -> np.ndarray:
     med = np.median(sub, axis=0)
     mad = np.median(np.abs(sub - med), axis=0) * 1.4826
     mad = np.maximum(mad, np.array([2.0, 1.5, 1.5, 1.0], np.float32))
-    return np.sqrt((((feats - med) / mad) ** 2).sum(axis=2))
+    l1 = cv2.GaussianBlur(lab[:, :, 0], (0, 0), 1.0)
+    fine = np.sqrt(np.maximum(cv2.GaussianBlur(lab[:, :, 0] ** 2, (0, 0), 1.0) - l1 ** 2, 0.0))
+    smooth = fine / max(float(np.median(fine[::4, ::4])), 1e-3)
+    return np.sqrt((((feats - med) / mad) ** 2).sum(axis=2)), smooth
+
+
+SMOOTH_LEVELS = (0.25, 0.4)
+"""On a busy surface, a card's paper is smoother than nearly all of it: regions whose fine
+spread of lightness is below these fractions of the photo's median are looked at too."""
 
 
 def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=None) -> list:
     """Outlines of card-sized regions unlike the photo's dominant surface (see
     ``_surface_distance``), cut at several distances, each checked as any other outline."""
-    dist = _surface_distance(frame_bgr, scale)
+    dist, smooth = _surface_distance(frame_bgr, scale)
     eh, ew = dist.shape
     if mask is not None:
         dist = dist * (cv2.resize(mask, (ew, eh), interpolation=cv2.INTER_NEAREST) > 0)
     min_area = (min_long * scale) ** 2 * 0.4
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    k3 = np.ones((3, 3), np.uint8)
     rough = []
-    for level in REGION_LEVELS:
-        m = (dist > level).astype(np.uint8)
+    masks = [(dist > level).astype(np.uint8) for level in REGION_LEVELS]
+    if float(np.median(smooth)) > 0 and mask is None:
+        masks += [cv2.morphologyEx((smooth < level).astype(np.uint8), cv2.MORPH_OPEN, k3) for level in SMOOTH_LEVELS]
+    for m in masks:
         m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, k)
         cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         m[:] = 0
@@ -871,4 +883,13 @@ def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=No
     if len(quads) == 0:
         return []
     quads = quads[_suppress(quads, -quad_shape(quads)[1])]
+    # A region's rim lies a little inside the card (its local measures blur the card's
+    # edge into the table's): it is also tried a little larger, each side refined to the
+    # step nearby.
+    centre = quads.mean(axis=1, keepdims=True)
+    quads = np.concatenate([centre + (quads - centre) * f for f in REGION_GROWTH])
     return _verify(frame_bgr, quads, aspect, min_long, reach=float(np.clip(2.0 / scale, 3, 8)), max_long=max_long)
+
+
+REGION_GROWTH = (1.0, 1.06, 1.12)
+"""Scales at which a region's quadrilateral is tried."""
