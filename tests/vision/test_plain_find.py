@@ -225,3 +225,32 @@ def test_a_box_printed_on_the_white_mat_is_not_taken_for_a_card():
     assert len(outlines) == 1 and corner_error(outlines[0].corners, truth) < 0.03 * session.card_px()
     assert find_outlines(empty, None, table=table) == []
 
+
+
+def _photo_mode_table(table: int, seed: int, card: str):
+    """A photo (JPEG 95) of one card alone on a table of the photo mode's busy tuning
+    split (bench.vision_photo, seed 420): the table's session, a placement drawn from ``seed``."""
+    from bench import vision_sets as vs
+    from bench.plain_tuning import textures
+    from bench.vision_photo import photo_tables
+    from engine.cards import Card
+    with textures.registered():
+        session, _ = photo_tables(8, 420, designs=vs.TUNING_DESIGNS, splits=("busy",))[table]
+        rng = np.random.default_rng([seed, 4])
+        places, _ = vs.frame_placements(session, rng, "alone", cards=[Card(card)])
+        frame, truth = vs.compose(session, places, rng)
+    frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
+    return session, frame, truth
+
+
+@pytest.mark.parametrize("seed, card", [(400, "9H"), (401, "JH"), (403, "10D")])
+def test_a_light_rimmed_card_on_a_loop_carpet_is_found_as_a_region_unlike_the_carpet(seed, card):
+    # Oxygen-air's light rim on a grey berber, through a washed-out webcam: the card's
+    # edge runs into the carpet's loops and no blob or corner of edges outlines it (the
+    # edge finders alone find nothing here); as a region, smoother than the carpet and
+    # of another colour, it is found, and checked by the steps along its sides.
+    session, frame, truth = _photo_mode_table(4, seed, card)
+    assert (session.design, session.surface, session.profile.name) == ("oxygen-air", "tune:berber", "webcam")
+    outlines = top_level(find_outlines(frame, None))
+    assert len(outlines) == 1
+    assert corner_error(outlines[0].corners, truth[0]["corners"]) < 3.0
