@@ -891,5 +891,5 @@ def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=No
     return _verify(frame_bgr, quads, aspect, min_long, reach=float(np.clip(2.0 / scale, 3, 8)), max_long=max_long)
 
 
-REGION_GROWTH = (1.0, 1.06, 1.12)
+REGION_GROWTH = (1.0, 1.04, 1.08, 1.12, 1.16)
 """Scales at which a region's quadrilateral is tried."""
