@@ -23,6 +23,9 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    the deck's, and opposite sides nearly equal. With the learnt table, an outline whose
    sides are steps the empty table has too is the table's (a box printed on the mat).
    Overlapping outlines are one card.
+6. *Single photos* (no learnt table): outlines that were a card's picture frame are grown
+   to the card's edge (``grow_outlines``), and regions unlike the photo's dominant
+   surface are proposed as outlines too (``region_outlines``), checked as in 5.
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
