@@ -69,6 +69,11 @@ of their length, on steps the empty table has too (at least 0.3 as strong: its
 picture is kept at up to 640 px wide, where a thin line is fainter), is the
 table's own (a box printed on the mat whose faint lines the table's edge map missed),
 not a card."""
+ANY_CARD = (0.55, 0.82)
+"""Width/height of the outlines looked for while the deck's own is not known."""
+PHOTO_CARD = (0.55, 0.88)
+"""The same in a single photo: a phone held at a slant (up to 30 degrees) foreshortens a card
+lying across the slant from 0.71 to about 0.83."""
 OPEN_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 
 
@@ -446,7 +451,7 @@ def _hull_quad(hull: np.ndarray, points: Optional[np.ndarray] = None) -> Optiona
     return q
 
 
-def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf, veto=None):
+def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf, veto=None, free=None):
     """Refined, checked outlines from rough quadrilaterals (clockwise, frame px)."""
     if len(quads) == 0:
         return []
@@ -457,7 +462,8 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
     if aspect:
         ok = np.abs(ratio - aspect) <= ASPECT_TOLERANCE * aspect
     else:
-        ok = (ratio > 0.55) & (ratio < 0.82)
+        lo, hi = free or ANY_CARD
+        ok = (ratio > lo) & (ratio < hi)
     ok &= (skew <= MAX_SKEW) & (long_side >= min_long) & (long_side <= max_long) \
         & np.isfinite(refined).all(axis=(1, 2))
     refined, owners = refined[ok], owners[ok]
@@ -506,6 +512,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     n, labels, box, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
     min_area = (min_long * scale) ** 2 * 0.5
     colour = frame_bgr
+    free = ANY_CARD if table is not None else PHOTO_CARD
     big = [i for i in range(1, n) if box[i, 2] * box[i, 3] >= min_area]
     # Tier 1: a blob of edges whose hull is a quadrilateral is one card (or one clean shape).
     rough, owner = [], []
@@ -534,7 +541,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         quads = quads[plausible]
         owner = [o for o, p in zip(owner, plausible) if p]
         outlines += _verify(colour, quads, aspect, min_long, reach=4.0, owners=owner, max_long=max_long,
-                            veto=veto)
+                            veto=veto, free=free)
     solved = {o.blob for o in outlines}
     # Tier 2: blobs that are not one clean card (a card touching a mat line, another card,
     # a hand, wood grain): look for cards by their corners.
@@ -543,7 +550,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         stats.update(blobs=len(big), tier1=len(outlines), messy=len(messy))
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
-                                   min_long, both_all, stats, max_long, veto)
+                                   min_long, both_all, stats, max_long, veto, free)
     if veto is not None and outlines and _has_picture(table):
         outlines = _not_the_tables(outlines, colour, table)
     if table is None:
@@ -578,7 +585,7 @@ def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
 
 
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
-                   both_all, stats, max_long=np.inf, veto=None):
+                   both_all, stats, max_long=np.inf, veto=None, free=None):
     p0, p1 = segments(edges, scale)
     c0, c1 = segments(chroma, scale / 2, MIN_SEGMENT / 2)
     p0, p1 = np.concatenate([p0, c0]), np.concatenate([p1, c1])
@@ -619,7 +626,7 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
         stats["corner candidates"] = len(quads)
     _, long_side, _ = quad_shape(quads)
     return _verify(colour, quads, aspect, min_long, reach=float(np.clip(0.05 * np.median(long_side), 3, 8)),
-                   max_long=max_long, veto=veto)
+                   max_long=max_long, veto=veto, free=free)
 
 
 def _start_top_left(q: np.ndarray) -> np.ndarray:
@@ -770,7 +777,8 @@ def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float]
             out.append(o)
             continue
         grown = _moved_out(q, d)
-        better = _verify(frame_bgr, clockwise(grown[None]), aspect, min_long, reach=2.0, max_long=max_long)
+        better = _verify(frame_bgr, clockwise(grown[None]), aspect, min_long, reach=2.0, max_long=max_long,
+                         free=PHOTO_CARD)
         if len(better) == 1 and better[0].area > o.area:
             better[0].blob = o.blob
             out.append(better[0])
@@ -891,7 +899,8 @@ def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=No
     # step nearby.
     centre = quads.mean(axis=1, keepdims=True)
     quads = np.concatenate([centre + (quads - centre) * f for f in REGION_GROWTH])
-    return _verify(frame_bgr, quads, aspect, min_long, reach=float(np.clip(2.0 / scale, 3, 8)), max_long=max_long)
+    return _verify(frame_bgr, quads, aspect, min_long, reach=float(np.clip(2.0 / scale, 3, 8)), max_long=max_long,
+                   free=PHOTO_CARD)
 
 
 REGION_GROWTH = (1.0, 1.04, 1.08, 1.12, 1.16)
