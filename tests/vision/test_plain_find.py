@@ -265,3 +265,55 @@ def test_a_light_rimmed_card_on_the_white_mat_is_found_by_its_faint_edge():
         found += bool(outlines) and corner_error(outlines[0].corners, truth) < 0.04 * session.card_px()
     assert missed >= 3 and found >= 3, (missed, found)
     assert faint_outlines(empty, table.foreground(empty, update=False), [], None, table) == []
+
+
+def _photo_mode_table(table: int, seed: int, card: str):
+    """A photo (JPEG 95) of one card alone on a table of the photo mode's busy tuning
+    split (bench.vision_photo, seed 420): the table's session, a placement drawn from ``seed``."""
+    from bench import vision_sets as vs
+    from bench.plain_tuning import textures
+    from bench.vision_photo import photo_tables
+    from engine.cards import Card
+    with textures.registered():
+        session, _ = photo_tables(8, 420, designs=vs.TUNING_DESIGNS, splits=("busy",))[table]
+        rng = np.random.default_rng([seed, 4])
+        places, _ = vs.frame_placements(session, rng, "alone", cards=[Card(card)])
+        frame, truth = vs.compose(session, places, rng)
+    frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
+    return session, frame, truth
+
+
+@pytest.mark.parametrize("seed, card", [(400, "9H"), (401, "JH"), (403, "10D")])
+def test_a_light_rimmed_card_on_a_loop_carpet_is_found_as_a_region_unlike_the_carpet(seed, card):
+    # Oxygen-air's light rim on a grey berber, through a washed-out webcam: the card's
+    # edge runs into the carpet's loops and no blob or corner of edges outlines it (the
+    # edge finders alone find nothing here); as a region, smoother than the carpet and
+    # of another colour, it is found, and checked by the steps along its sides.
+    session, frame, truth = _photo_mode_table(4, seed, card)
+    assert (session.design, session.surface, session.profile.name) == ("oxygen-air", "tune:berber", "webcam")
+    outlines = top_level(find_outlines(frame, None))
+    assert len(outlines) == 1
+    assert corner_error(outlines[0].corners, truth[0]["corners"]) < 3.0
+
+
+def test_a_card_foreshortened_by_a_phone_held_at_a_slant_is_found_in_a_single_photo():
+    # A phone held at a slant over oak (a photo-mode tuning table, seed 422): the king of
+    # spades lies across the slant and is seen 0.83 as wide as tall (a card is 0.71), beyond
+    # the 0.82 looked for while the deck's shape is not known. A single photo allows 0.88.
+    from bench import vision_sets as vs
+    from bench.vision_photo import photo_tables
+    from engine.cards import DECK
+    from vision.plain.find import quad_shape
+    session, sub = photo_tables(4, 422, cameras=("phone",), designs=vs.TUNING_DESIGNS, splits=("tuning",))[2]
+    assert (session.design, session.surface, session.profile.name) == ("penguins", "wood:oak:gloss", "phone")
+    rng = np.random.default_rng(sub)
+    for card in DECK[:5]:           # the calibration photos in their order, up to KS
+        places, _ = vs.frame_placements(session, rng, "alone", cards=[card])
+        frame, truth = vs.compose(session, places, rng)
+    assert str(card) == "KS"
+    frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
+    true = np.asarray(truth[0]["corners"], np.float32)
+    assert float(quad_shape(true[None])[0][0]) > 0.82
+    outlines = top_level(find_outlines(frame, None))
+    assert len(outlines) == 1
+    assert corner_error(outlines[0].corners, true) < 5.0       # 2% of its 228 px

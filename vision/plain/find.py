@@ -23,6 +23,9 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    the deck's, and opposite sides nearly equal. With the learnt table, an outline whose
    sides are steps the empty table has too is the table's (a box printed on the mat).
    Overlapping outlines are one card.
+6. *Single photos* (no learnt table): outlines that were a card's picture frame are grown
+   to the card's edge (``grow_outlines``), and regions unlike the photo's dominant
+   surface are proposed as outlines too (``region_outlines``), checked as in 5.
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
@@ -68,6 +71,11 @@ of their length, on steps the empty table has too (at least 0.3 as strong: its
 picture is kept at up to 640 px wide, where a thin line is fainter), is the
 table's own (a box printed on the mat whose faint lines the table's edge map missed),
 not a card."""
+ANY_CARD = (0.55, 0.82)
+"""Width/height of the outlines looked for while the deck's own is not known."""
+PHOTO_CARD = (0.55, 0.88)
+"""The same in a single photo: a phone held at a slant (up to 30 degrees) foreshortens a card
+lying across the slant from 0.71 to about 0.83."""
 OPEN_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 
 
@@ -445,7 +453,7 @@ def _hull_quad(hull: np.ndarray, points: Optional[np.ndarray] = None) -> Optiona
     return q
 
 
-def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf, veto=None):
+def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf, veto=None, free=None):
     """Refined, checked outlines from rough quadrilaterals (clockwise, frame px)."""
     if len(quads) == 0:
         return []
@@ -456,7 +464,8 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
     if aspect:
         ok = np.abs(ratio - aspect) <= ASPECT_TOLERANCE * aspect
     else:
-        ok = (ratio > 0.55) & (ratio < 0.82)
+        lo, hi = free or ANY_CARD
+        ok = (ratio > lo) & (ratio < hi)
     ok &= (skew <= MAX_SKEW) & (long_side >= min_long) & (long_side <= max_long) \
         & np.isfinite(refined).all(axis=(1, 2))
     refined, owners = refined[ok], owners[ok]
@@ -507,6 +516,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     n, labels, box, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
     min_area = (min_long * scale) ** 2 * 0.5
     colour = frame_bgr
+    free = ANY_CARD if table is not None else PHOTO_CARD
     big = [i for i in range(1, n) if box[i, 2] * box[i, 3] >= min_area]
     # Tier 1: a blob of edges whose hull is a quadrilateral is one card (or one clean shape).
     rough, owner = [], []
@@ -535,7 +545,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         quads = quads[plausible]
         owner = [o for o, p in zip(owner, plausible) if p]
         outlines += _verify(colour, quads, aspect, min_long, reach=4.0, owners=owner, max_long=max_long,
-                            veto=veto)
+                            veto=veto, free=free)
     solved = {o.blob for o in outlines}
     # Tier 2: blobs that are not one clean card (a card touching a mat line, another card,
     # a hand, wood grain): look for cards by their corners.
@@ -544,9 +554,11 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         stats.update(blobs=len(big), tier1=len(outlines), messy=len(messy))
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
-                                   min_long, both_all, stats, max_long, veto)
+                                   min_long, both_all, stats, max_long, veto, free)
     if veto is not None and outlines and _has_picture(table):
         outlines = _not_the_tables(outlines, colour, table)
+    if table is None:
+        outlines += region_outlines(frame_bgr, scale, aspect, min_long, max_long, mask)
     if table is None and outlines:
         outlines = grow_outlines(frame_bgr, outlines, aspect, min_long, max_long)
     return _merge(outlines)
@@ -616,7 +628,7 @@ def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
 
 
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
-                   both_all, stats, max_long=np.inf, veto=None):
+                   both_all, stats, max_long=np.inf, veto=None, free=None):
     p0, p1 = segments(edges, scale)
     c0, c1 = segments(chroma, scale / 2, MIN_SEGMENT / 2)
     p0, p1 = np.concatenate([p0, c0]), np.concatenate([p1, c1])
@@ -657,7 +669,7 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
         stats["corner candidates"] = len(quads)
     _, long_side, _ = quad_shape(quads)
     return _verify(colour, quads, aspect, min_long, reach=float(np.clip(0.05 * np.median(long_side), 3, 8)),
-                   max_long=max_long, veto=veto)
+                   max_long=max_long, veto=veto, free=free)
 
 
 def _start_top_left(q: np.ndarray) -> np.ndarray:
@@ -808,7 +820,8 @@ def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float]
             out.append(o)
             continue
         grown = _moved_out(q, d)
-        better = _verify(frame_bgr, clockwise(grown[None]), aspect, min_long, reach=2.0, max_long=max_long)
+        better = _verify(frame_bgr, clockwise(grown[None]), aspect, min_long, reach=2.0, max_long=max_long,
+                         free=PHOTO_CARD)
         if len(better) == 1 and better[0].area > o.area:
             better[0].blob = o.blob
             out.append(better[0])
@@ -852,3 +865,86 @@ def _plain_band(frame_bgr: np.ndarray, q: np.ndarray, k: int, d: float, paper=No
     mine = paper is None or float(np.linalg.norm(np.median(band.reshape(-1, 3), axis=0) - paper)) <= PAPER_CLOSE
     return plain and mine and apart >= GAP_STEP \
         and float(np.median(band[..., 0])) >= float(np.median(beyond[..., 0])) - 10.0
+
+
+REGION_SIGMA = 2.0
+"""Reach (work px, Gaussian sigma) of the local colour and texture the region finder compares."""
+REGION_LEVELS = (3.0, 4.5, 6.5, 9.0)
+"""Distances from the photo's dominant surface (robust z-scores) at which regions are cut."""
+
+
+def _surface_distance(frame_bgr: np.ndarray, scale: float) -> tuple:
+    """How unlike the photo's dominant surface each work pixel is: local colour (CIELAB,
+    blurred) and local texture (the spread of lightness), each as a robust z-score
+    against the whole photo (its median and spread: the table is most of a photo); and
+    how smooth each pixel is against the surface (its local spread over the photo's median)."""
+    h, w = frame_bgr.shape[:2]
+    work = frame_bgr if scale == 1.0 else cv2.resize(
+        frame_bgr, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab).astype(np.float32)
+    mean = cv2.GaussianBlur(lab, (0, 0), REGION_SIGMA)
+    sq = cv2.GaussianBlur(lab[:, :, 0] * lab[:, :, 0], (0, 0), REGION_SIGMA)
+    spread = np.sqrt(np.maximum(sq - mean[:, :, 0] ** 2, 0.0))
+    feats = np.dstack([mean, spread])
+    sub = feats[::4, ::4].reshape(-1, 4)
+    med = np.median(sub, axis=0)
+    mad = np.median(np.abs(sub - med), axis=0) * 1.4826
+    mad = np.maximum(mad, np.array([2.0, 1.5, 1.5, 1.0], np.float32))
+    l1 = cv2.GaussianBlur(lab[:, :, 0], (0, 0), 1.0)
+    fine = np.sqrt(np.maximum(cv2.GaussianBlur(lab[:, :, 0] ** 2, (0, 0), 1.0) - l1 ** 2, 0.0))
+    smooth = fine / max(float(np.median(fine[::4, ::4])), 1e-3)
+    return np.sqrt((((feats - med) / mad) ** 2).sum(axis=2)), smooth
+
+
+SMOOTH_LEVELS = (0.25, 0.4)
+"""On a busy surface, a card's paper is smoother than nearly all of it: regions whose fine
+spread of lightness is below these fractions of the photo's median are looked at too."""
+
+
+def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=None) -> list:
+    """Outlines of card-sized regions unlike the photo's dominant surface (see
+    ``_surface_distance``), cut at several distances, each checked as any other outline."""
+    dist, smooth = _surface_distance(frame_bgr, scale)
+    eh, ew = dist.shape
+    if mask is not None:
+        dist = dist * (cv2.resize(mask, (ew, eh), interpolation=cv2.INTER_NEAREST) > 0)
+    min_area = (min_long * scale) ** 2 * 0.4
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    k3 = np.ones((3, 3), np.uint8)
+    rough = []
+    masks = [(dist > level).astype(np.uint8) for level in REGION_LEVELS]
+    if float(np.median(smooth)) > 0 and mask is None:
+        masks += [cv2.morphologyEx((smooth < level).astype(np.uint8), cv2.MORPH_OPEN, k3) for level in SMOOTH_LEVELS]
+    for m in masks:
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, k)
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        m[:] = 0
+        cv2.drawContours(m, cs, -1, 1, -1)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, k)
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        for c in cs:
+            cx, cy, cw, ch = cv2.boundingRect(c)
+            if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
+                continue
+            q = _hull_quad(cv2.convexHull(c), c)
+            if q is not None:
+                rough.append(q / scale)
+    if not rough:
+        return []
+    quads = clockwise(np.stack(rough).astype(np.float32))
+    ratio, long_side, _ = quad_shape(quads)
+    quads = quads[(ratio > 0.45) & (long_side >= min_long) & (long_side <= max_long * 1.1)]
+    if len(quads) == 0:
+        return []
+    quads = quads[_suppress(quads, -quad_shape(quads)[1])]
+    # A region's rim lies a little inside the card (its local measures blur the card's
+    # edge into the table's): it is also tried a little larger, each side refined to the
+    # step nearby.
+    centre = quads.mean(axis=1, keepdims=True)
+    quads = np.concatenate([centre + (quads - centre) * f for f in REGION_GROWTH])
+    return _verify(frame_bgr, quads, aspect, min_long, reach=float(np.clip(2.0 / scale, 3, 8)), max_long=max_long,
+                   free=PHOTO_CARD)
+
+
+REGION_GROWTH = (1.0, 1.04, 1.08, 1.12, 1.16)
+"""Scales at which a region's quadrilateral is tried."""
