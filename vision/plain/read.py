@@ -245,6 +245,16 @@ SIGN_EDGE = 2
 SIGN_CUT = 1.5
 """Slip (canonical px) between two twins' faces from which one of them was cut off the
 card's outline."""
+MAX_LAY_CHANGE = 0.1
+"""Largest change of scale or shear (the affine fit's linear part off the identity) by
+which one twin's face may be laid on the other's as a slip of a calibration."""
+MISCUT_FIT = 0.6
+"""Least correlation of a fit beyond ``MAX_LAY_CHANGE`` that says the two faces are the
+same print seen through different outlines: one of them was straightened from a wrong
+outline (a slanted photo's corner found off the card), and its signs lie elsewhere than
+the view's. Twins whose faces differ in print (an ace of spades' large picture against an
+ace of clubs) fit no better than 0.52 on tuning decks; faces cut from a wrong outline
+fitted 0.76-0.80."""
 
 
 def shape_difference(sharp_a: np.ndarray, sharp_b: np.ndarray) -> np.ndarray:
@@ -272,14 +282,21 @@ def laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     pixels that ``b`` covers: two faces calibrated a few pixels apart (one cut a little
     inside the card, one showing the table past its rim) then share their print where
     they share it, and what only one of them holds (a letter cut off, the table) is
-    left out. ``b`` as it is when the fit fails."""
+    left out. ``b`` as it is when the fit fails; nothing covered when the two are the same
+    print only through a change of shape (``MISCUT_FIT``: one face was cut from a wrong
+    outline)."""
     h, w = sharp_a.shape
     warp = np.eye(2, 3, dtype=np.float32)
     try:
-        _, warp = cv2.findTransformECC(unit(sharp_a).astype(np.float32), unit(sharp_b).astype(np.float32), warp,
-                                       cv2.MOTION_AFFINE,
-                                       (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-4), None, 3)
-        if np.abs(warp[:, :2] - np.eye(2)).max() > 0.1 or np.abs(warp[:, 2]).max() > 0.08 * h:
+        fit, warp = cv2.findTransformECC(unit(sharp_a).astype(np.float32), unit(sharp_b).astype(np.float32), warp,
+                                         cv2.MOTION_AFFINE,
+                                         (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-4), None, 3)
+        if np.abs(warp[:, :2] - np.eye(2)).max() > MAX_LAY_CHANGE and fit >= MISCUT_FIT:
+            # The same print, but only through a change of shape: one face was cut from
+            # a wrong outline, so no place on it can be compared with a view: nothing covered.
+            return cv2.warpAffine(sharp_b, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                  borderMode=cv2.BORDER_REPLICATE), np.zeros((h, w), bool)
+        if np.abs(warp[:, :2] - np.eye(2)).max() > MAX_LAY_CHANGE or np.abs(warp[:, 2]).max() > 0.08 * h:
             raise cv2.error("not a small slip")
     except cv2.error:
         warp = np.eye(2, 3, dtype=np.float32)
