@@ -286,20 +286,17 @@ def laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     print only through a change of shape (``MISCUT_FIT``: one face was cut from a wrong
     outline)."""
     h, w = sharp_a.shape
-    warp = np.eye(2, 3, dtype=np.float32)
-    try:
-        fit, warp = cv2.findTransformECC(unit(sharp_a).astype(np.float32), unit(sharp_b).astype(np.float32), warp,
-                                         cv2.MOTION_AFFINE,
-                                         (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-4), None, 3)
-        if np.abs(warp[:, :2] - np.eye(2)).max() > MAX_LAY_CHANGE and fit >= MISCUT_FIT:
-            # The same print, but only through a change of shape: one face was cut from
-            # a wrong outline, so no place on it can be compared with a view: nothing covered.
+    fit, warp = _fit(sharp_a, sharp_b)
+    if _reshaped(warp) and fit >= MISCUT_FIT:
+        back, back_warp = _fit(sharp_b, sharp_a)
+        if _reshaped(back_warp) and back >= MISCUT_FIT:
+            # The same print, but only through a change of shape, seen from either face:
+            # one of them was cut from a wrong outline, so no place on it can be compared
+            # with a view's (straightened from the card's own outline): nothing is covered.
             return cv2.warpAffine(sharp_b, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                   borderMode=cv2.BORDER_REPLICATE), np.zeros((h, w), bool)
-        if np.abs(warp[:, :2] - np.eye(2)).max() > MAX_LAY_CHANGE or np.abs(warp[:, 2]).max() > 0.08 * h:
-            raise cv2.error("not a small slip")
-    except cv2.error:
-        warp = np.eye(2, 3, dtype=np.float32)
+    if warp is None or _reshaped(warp) or np.abs(warp[:, 2]).max() > 0.08 * h:
+        warp = np.eye(2, 3, dtype=np.float32)      # not a small slip: laid as they are
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
     b = cv2.warpAffine(sharp_b, warp, (w, h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
     m = max(2, int(round(INSET * h)))
@@ -320,6 +317,21 @@ def laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
         covered[:m + by] = 0
         covered[h - m - by:] = 0
     return b, covered.astype(bool)
+
+
+def _fit(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
+    """The affine fit laying ``b`` on ``a``: (correlation, warp), or (0, None) when it fails."""
+    try:
+        return cv2.findTransformECC(unit(sharp_a).astype(np.float32), unit(sharp_b).astype(np.float32),
+                                    np.eye(2, 3, dtype=np.float32), cv2.MOTION_AFFINE,
+                                    (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-4), None, 3)
+    except cv2.error:
+        return 0.0, None
+
+
+def _reshaped(warp) -> bool:
+    """Whether an affine fit changes scale or shear by more than ``MAX_LAY_CHANGE``."""
+    return warp is not None and float(np.abs(warp[:, :2] - np.eye(2)).max()) > MAX_LAY_CHANGE
 
 
 def sign_places(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
