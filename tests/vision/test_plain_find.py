@@ -317,3 +317,32 @@ def test_a_card_foreshortened_by_a_phone_held_at_a_slant_is_found_in_a_single_ph
     outlines = top_level(find_outlines(frame, None))
     assert len(outlines) == 1
     assert corner_error(outlines[0].corners, true) < 5.0       # 2% of its 228 px
+
+
+def test_the_finders_blob_labels_are_opencvs_default_ones():
+    # The finder labels its edge blobs by Grana's algorithm because it is faster; the
+    # labels, their order and their boxes must be those of OpenCV's default labelling.
+    from vision.plain.find import connected_blobs
+    rng = np.random.default_rng(7)
+    for density in (0.01, 0.03, 0.08):
+        img = (rng.random((97, 131)) < density).astype(np.uint8) * 255
+        img = cv2.dilate(img, np.ones((2, 2), np.uint8))
+        n, labels, box, centres = cv2.connectedComponentsWithStats(img, connectivity=8)
+        n2, labels2, box2, centres2 = connected_blobs(img)
+        assert n2 == n and n > 5
+        assert (labels2 == labels).all() and (box2 == box).all()
+        assert np.allclose(centres2, centres)
+
+
+def test_edge_pieces_traced_twice_are_kept_once_as_before():
+    # segments() keeps one of each pair of pieces with the same rounded ends through
+    # np.unique on one int64 per row: the same rows in the same order as np.unique(axis=0).
+    from vision.plain.find import _row_keys
+    rng = np.random.default_rng(3)
+    for hi in (3, 40, 400, 1 << 15):
+        key = rng.integers(0, hi, (300, 4)).astype(np.int64)
+        rows = _row_keys(key)
+        assert rows is not None
+        assert (np.unique(rows, return_index=True)[1] == np.unique(key, axis=0, return_index=True)[1]).all()
+    assert _row_keys(np.array([[0, 1, 2, 1 << 15]], np.int64)) is None
+    assert _row_keys(np.array([[0, -1, 2, 3]], np.int64)) is None

@@ -77,6 +77,18 @@ PHOTO_CARD = (0.55, 0.88)
 """The same in a single photo: a phone held at a slant (up to 30 degrees) foreshortens a card
 lying across the slant from 0.71 to about 0.83."""
 OPEN_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+_NEXT = np.array([1, 2, 3, 0])
+"""Each corner's next corner (``quads[:, _NEXT]``: what ``np.roll(quads, -1, axis=1)`` gives, without
+its cost, paid hundreds of times a frame)."""
+_PREV = np.array([3, 0, 1, 2])
+
+
+def connected_blobs(binary: np.ndarray) -> tuple:
+    """``cv2.connectedComponentsWithStats(binary, connectivity=8)``: the same labels, in the same
+    order, and the same boxes, by Grana's block-based algorithm, which computes the boxes about
+    three times faster here than OpenCV's default (Spaghetti) does (0.6 against 1.6 ms on a
+    640x480 edge map, one core)."""
+    return cv2.connectedComponentsWithStatsWithAlgorithm(binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
 
 
 @dataclass
@@ -128,7 +140,7 @@ def segments(edges: np.ndarray, scale: float, min_len: float = MIN_SEGMENT) -> t
         if len(c) < 2 * min_len:
             continue
         v = cv2.approxPolyDP(c, 1.5, True).reshape(-1, 2).astype(np.float32)
-        nxt = np.roll(v, -1, axis=0)
+        nxt = np.concatenate((v[1:], v[:1]))
         ok = np.hypot(*(nxt - v).T) >= min_len
         if ok.any():
             p0s.append(v[ok])
@@ -139,8 +151,19 @@ def segments(edges: np.ndarray, scale: float, min_len: float = MIN_SEGMENT) -> t
     p0, p1 = np.concatenate(p0s) / scale, np.concatenate(p1s) / scale
     # A one-pixel edge is traced on both of its sides: keep one of each pair.
     key = np.round(np.concatenate([np.minimum(p0, p1), np.maximum(p0, p1)], axis=1) / 3).astype(np.int64)
-    _, idx = np.unique(key, axis=0, return_index=True)
+    rows = _row_keys(key)
+    _, idx = np.unique(key, axis=0, return_index=True) if rows is None else np.unique(rows, return_index=True)
     return p0[idx], p1[idx]
+
+
+def _row_keys(key: np.ndarray) -> Optional[np.ndarray]:
+    """The rows of ``key`` (N, 4) of integers in [0, 2**15) as one int64 each, in the same order
+    (the first column most significant), so that ``np.unique`` on them gives what it gives on
+    the rows (``axis=0``: the same sorted order, the same first indices) in a fraction of the
+    time; None when a value lies outside that range."""
+    if len(key) == 0 or key.min() < 0 or key.max() >= 1 << 15:
+        return None
+    return (key[:, 0] << 45) | (key[:, 1] << 30) | (key[:, 2] << 15) | key[:, 3]
 
 
 def corners_of(p0: np.ndarray, p1: np.ndarray, max_cos: float = 0.34, gap: float = 0.3,
@@ -216,7 +239,7 @@ def clockwise(quads: np.ndarray) -> np.ndarray:
 def quad_shape(quads: np.ndarray) -> tuple:
     """Per quadrilateral: short/long proportion, long side, and the larger relative
     difference between opposite sides."""
-    s = np.hypot(*np.moveaxis(quads - np.roll(quads, -1, axis=1), -1, 0))
+    s = np.hypot(*np.moveaxis(quads - quads[:, _NEXT], -1, 0))
     a, b = (s[:, 0] + s[:, 2]) / 2, (s[:, 1] + s[:, 3]) / 2
     skew = np.maximum(np.abs(s[:, 0] - s[:, 2]) / np.maximum(np.maximum(s[:, 0], s[:, 2]), 1e-6),
                       np.abs(s[:, 1] - s[:, 3]) / np.maximum(np.maximum(s[:, 1], s[:, 3]), 1e-6))
@@ -249,7 +272,7 @@ def _side_samples(quads: np.ndarray, n: int, lo: float = 0.12, hi: float = 0.88)
     """Points along each side (Q, 4, n, 2), the outward unit normals (Q, 4, 2) and the
     fractions along the sides."""
     t = np.linspace(lo, hi, n, dtype=np.float32)
-    a, b = quads, np.roll(quads, -1, axis=1)
+    a, b = quads, quads[:, _NEXT]
     base = a[:, :, None, :] + (b - a)[:, :, None, :] * t[None, None, :, None]
     d = (b - a) / np.maximum(np.hypot(*np.moveaxis(b - a, -1, 0))[..., None], 1e-6)
     normal = np.stack([d[..., 1], -d[..., 0]], axis=-1)   # outward for clockwise quads
@@ -326,7 +349,6 @@ def refine(colour: np.ndarray, quads: np.ndarray, reach: float, n: int = 20,
     f = (pos - lo_i).astype(np.float32)
     rows = np.arange(n)[None, None, :]
     score = (st[:, :, rows, lo_i] * (1 - f) + st[:, :, rows, hi_i] * f).mean(axis=-1)   # q,4,k,k
-    best = score.reshape(q, 4, -1).max(axis=2)
     mean_off = (g[:, None] + g[None, :]) / 2
     # A line much steeper than the side crosses from one edge to another (a rim's
     # outer edge to its inner one): only lines nearly along the side are candidates.
@@ -376,7 +398,7 @@ def _corners_of_lines(pts: np.ndarray, w: np.ndarray) -> np.ndarray:
             res = np.abs((d * normal[:, :, None, :]).sum(-1))
             med = np.median(res, axis=2, keepdims=True)
             w = np.where(res <= np.maximum(0.75, 2.5 * med), w, 0.0)
-    p1, d1 = np.roll(c, 1, axis=1), np.roll(direction, 1, axis=1)
+    p1, d1 = c[:, _PREV], direction[:, _PREV]
     det = d1[..., 0] * (-direction[..., 1]) + direction[..., 0] * d1[..., 1]
     r = c - p1
     tt = (r[..., 0] * (-direction[..., 1]) + direction[..., 0] * r[..., 1]) / np.where(np.abs(det) < 1e-9, 1e-9, det)
@@ -417,7 +439,7 @@ def _hull_quad(hull: np.ndarray, points: Optional[np.ndarray] = None) -> Optiona
     poly = cv2.approxPolyDP(hull, 0.01 * peri, True).reshape(-1, 2).astype(np.float32)
     if len(poly) < 4:
         return None
-    nxt = np.roll(poly, -1, axis=0)
+    nxt = np.concatenate((poly[1:], poly[:1]))
     length = np.hypot(*(nxt - poly).T)
     four = np.sort(np.argsort(-length)[:4])
     if length[four].sum() < 0.75 * peri:
@@ -513,7 +535,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         near = cv2.dilate(cv2.resize(mask, (ew, eh), interpolation=cv2.INTER_NEAREST), np.ones((7, 7), np.uint8))
         both &= near
     blobs = cv2.dilate(both, np.ones((3, 3), np.uint8))
-    n, labels, box, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
+    n, labels, box, _ = connected_blobs(blobs)
     min_area = (min_long * scale) ** 2 * 0.5
     colour = frame_bgr
     free = ANY_CARD if table is not None else PHOTO_CARD
@@ -680,7 +702,7 @@ def _start_top_left(q: np.ndarray) -> np.ndarray:
 def _inside_convex(quads: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """(Q, P) whether each point lies inside each clockwise convex quadrilateral."""
     a = quads[:, None, :, :]
-    b = np.roll(quads, -1, axis=1)[:, None, :, :]
+    b = quads[:, _NEXT][:, None, :, :]
     p = pts[None, :, None, :]
     cross = (b[..., 0] - a[..., 0]) * (p[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (p[..., 0] - a[..., 0])
     return (cross > 0).all(axis=2)
