@@ -30,13 +30,18 @@ def positions(rules, seed, count, bid):
             h.apply(rng.choice([a for a in h.legal_actions() if a.kind != "defend"]))
         # Play a few cards so that mid-trick positions are covered too, keeping brute
         # force affordable (at most ~12 cards left).
-        for _ in range(rng.randrange(6, 10)):
-            if h.is_over:
-                break
-            h.apply(rng.choice(h.legal_actions()))
-        if not h.is_over:
-            out.append(h)
+        _play_some(h, rng, rng.randrange(6, 10), out)
     return out
+
+
+def _play_some(h, rng, cards, out):
+    """Play up to ``cards`` random legal cards of ``h``; keep it in ``out`` if not over."""
+    for _ in range(cards):
+        if h.is_over:
+            break
+        h.apply(rng.choice(h.legal_actions()))
+    if not h.is_over:
+        out.append(h)
 
 
 @pytest.mark.parametrize("bid", ["order", "order alone"])
@@ -150,12 +155,7 @@ def random_hands(rules, seed, count):
             h.apply(rng.choice(bold if bold and rng.random() < 0.6 else legal))
         if h.is_over:
             continue
-        for _ in range(rng.choice([0, 0, 1, 2, 3, 5, 6, 9, 11])):
-            if h.is_over:
-                break
-            h.apply(rng.choice(h.legal_actions()))
-        if not h.is_over:
-            out.append(h)
+        _play_some(h, rng, rng.choice([0, 0, 1, 2, 3, 5, 6, 9, 11]), out)
     return out
 
 
