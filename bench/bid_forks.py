@@ -25,8 +25,9 @@ import time
 from typing import Optional
 
 from engine import Hand, Rules
-from engine.bots.insane import InsaneBot
+from engine.bots.insane import InsaneBot, bid_correction
 from engine.cards import SEATS
+from engine.hand import Action
 
 from bench.match import deal_for, level_type, make_player
 
@@ -130,14 +131,10 @@ def _kind(text: str) -> str:
 def choose(rec: dict, pickup_bonus: float = 0.0, assist_bonus: float = 0.0,
            alone_discount: float = 0.0) -> str:
     """The bid the race means choose after the given corrections (as ``InsaneBot``'s
-    options of the same names apply them)."""
-    bonus = {0: pickup_bonus, 2: assist_bonus}.get(rec["rel"], 0.0) if rec["phase"] == "round 1" else 0.0
+    options of the same names apply them: ``insane.bid_correction``)."""
     best, top = rec["chosen"], None
     for a, m in rec["means"].items():
-        if a.endswith("alone"):
-            m -= alone_discount
-        elif a == "order":
-            m += bonus
+        m += bid_correction(Action(a), rec["phase"], rec["rel"], pickup_bonus, assist_bonus, alone_discount)
         if top is None or m > top + 1e-12:
             best, top = a, m
     return best

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from engine.cards import DECK, Card, CardError
-from vision.plain import PlainDeck, _cells, recognize_plain
+from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
 from vision.plain.calibration import CalibrationError, NoCardFound, check_shapes, lone_card
 from vision.plain.straighten import face_of
@@ -397,7 +397,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         while True:
             frame = next_frame(f"waiting for the {card.name}")
             # Only frames in which nothing moves count (a hand laying the card does).
-            cells = _cells(frame)
+            cells = cell_means(frame)
             if seen_empty and before is not None and before.shape == cells.shape \
                     and float(np.abs(cells - before).max()) <= MOVING:
                 waited += 1

@@ -100,6 +100,26 @@ class ModelBidder(MediumBot):
         return Action("pass"), "pass"
 
 
+def bid_correction(action: Action, phase: str, rel: int, pickup_bonus: float = 0.0,
+                   assist_bonus: float = 0.0, alone_discount: float = 0.0) -> float:
+    """Points Insane's bidding options add to a bid's searched value on every imagined
+    deal (``rel``: the bidder's seat counted from the dealer, 0 the dealer, 2 the
+    dealer's partner): ``-alone_discount`` for ordering up or calling alone, in round 1
+    ``pickup_bonus`` for the dealer's order and ``assist_bonus`` for the partner's; 0
+    for any other bid.
+
+    >>> bid_correction(Action("order"), "round 1", 0, pickup_bonus=0.3)
+    0.3
+    >>> bid_correction(Action("call H alone"), "round 2", 1, alone_discount=0.4)
+    -0.4
+    """
+    if action.alone and action.kind in ("order", "call"):
+        return -alone_discount
+    if action.kind == "order" and phase == "round 1":
+        return {0: pickup_bonus, 2: assist_bonus}.get(rel, 0.0)
+    return 0.0
+
+
 def policy_playout(h, model: PlayModel, rng) -> int:
     """The makers' tricks when every seat plays the rest of hand ``h`` (in the play, all
     hands known to the engine) as the play model says, each card drawn with the model's
@@ -538,7 +558,8 @@ class InsaneBot(SearchBot):
 
         self._rollout_rng = random.Random(rng.random())
         rel = (SEATS.index(view.seat) - SEATS.index(view.dealer)) % 4
-        bonus = {0: self.pickup_bonus, 2: self.assist_bonus}.get(rel, 0.0) if view.phase == "round 1" else 0.0
+        corrections = {a: bid_correction(a, view.phase, rel, self.pickup_bonus, self.assist_bonus,
+                                         self.alone_discount) for a in candidates}
         for dealt, count in self._worlds(view, rng, lambda r: sample_dealt(view, r), seat_hands):
             base = self._replay(view, dealt)
             self.spent += REPLAY_WORK
@@ -553,10 +574,8 @@ class InsaneBot(SearchBot):
                 h = base.copy()
                 h.apply(a)
                 values[a] = self._score_hand(view, self._rollout(h), my_team)
-                if a.alone and a.kind in ("order", "call"):
-                    values[a] -= self.alone_discount
-                elif a.kind == "order":
-                    values[a] += bonus
+                if corrections[a]:
+                    values[a] += corrections[a]
                 if self.bid_parts is not None:
                     self.bid_parts.setdefault(a, []).append((count, *self.last_parts))
                 self.spent += self.last_nodes

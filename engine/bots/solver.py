@@ -278,6 +278,8 @@ class Solver:
             span = self.span_cache.get(hand)
             if span is None:
                 span = self._span(hand)
+            # Four items, not three: a void follower's or a leader's key must never equal
+            # a key of a follower of suit (whose moves differ) for the same numbers.
             if k:
                 key = (hand, alive & span, _PARTNER_WINS if pw else best_pow, 0)
             else:

@@ -97,7 +97,7 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     if table is not None:
         # A still table gives the same sightings: cards lie still for several frames, and
         # a Raspberry Pi need not read them again while nothing in view changes.
-        cells = _cells(frame)
+        cells = cell_means(frame)
         last = getattr(table, "last_read", None)
         if last is not None and last[0].shape == cells.shape and last[2] is deck \
                 and float(np.abs(cells - last[0]).max()) <= STILL_CELL:
@@ -153,7 +153,9 @@ STILL_CELL = 3.0
 same view as the last one read."""
 
 
-def _cells(frame: np.ndarray) -> np.ndarray:
+def cell_means(frame: np.ndarray) -> np.ndarray:
+    """The frame's grey level averaged over 16x16 px cells (float32): what tells a still
+    view from a changed one (the reader's ``STILL_CELL``, the calibration's ``MOVING``)."""
     h, w = frame.shape[:2]
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     return cv2.resize(grey, (max(1, w // 16), max(1, h // 16)), interpolation=cv2.INTER_AREA).astype(np.float32)

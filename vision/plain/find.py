@@ -893,6 +893,8 @@ REGION_SIGMA = 2.0
 """Reach (work px, Gaussian sigma) of the local colour and texture the region finder compares."""
 REGION_LEVELS = (3.0, 4.5, 6.5, 9.0)
 """Distances from the photo's dominant surface (robust z-scores) at which regions are cut."""
+REGION_GROWTH = (1.0, 1.04, 1.08, 1.12, 1.16)
+"""Scales at which a region's quadrilateral is tried (its rim lies a little inside the card)."""
 
 
 def _surface_distance(frame_bgr: np.ndarray, scale: float) -> tuple:
@@ -967,6 +969,3 @@ def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=No
     return _verify(frame_bgr, quads, aspect, min_long, reach=float(np.clip(2.0 / scale, 3, 8)), max_long=max_long,
                    free=PHOTO_CARD)
 
-
-REGION_GROWTH = (1.0, 1.04, 1.08, 1.12, 1.16)
-"""Scales at which a region's quadrilateral is tried."""
