@@ -223,9 +223,15 @@ def main(argv=None) -> int:
         print("bench.bid_forks: --deals must be at least 1", file=sys.stderr)
         return 2
     try:
+        if args.out:
+            open(args.out, "a").close()      # a file that cannot be written is said now, not after a deal
         result = run(args.a, args.b, args.seed, args.deals, args.start, out=args.out)
     except ValueError as exc:
         print(f"bench.bid_forks: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"bench.bid_forks: cannot write {args.out}: {exc.strerror or exc}; give --out a file in a "
+              "writable folder", file=sys.stderr)
         return 2
     print(json.dumps({k: v for k, v in result.items() if k != "records"}, indent=1))
     return 0

@@ -51,3 +51,9 @@ def test_a_level_that_is_not_insane_is_refused():
     import pytest
     with pytest.raises(ValueError, match="not Insane"):
         bid_forks.run("hard", "medium", seed=1, deals=1)
+
+
+def test_an_out_file_that_cannot_be_written_is_one_line(tmp_path, capsys):
+    assert bid_forks.main(["--deals", "1", "--out", str(tmp_path / "no" / "such" / "forks.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write" in err and "Traceback" not in err
