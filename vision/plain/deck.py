@@ -175,6 +175,8 @@ class PlainDeck:
                         self.sign_patches(a, b, turned)
                     else:
                         self.duel_patches(a, b, turned)
+                        if self.cards[a].rank == self.cards[b].rank:
+                            self.sign_patches(a, b, turned)     # the shape look (decide)
         return self
 
     def save(self, path) -> Path:
