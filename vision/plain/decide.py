@@ -1,12 +1,15 @@
 """Deciding which card a straightened view shows, or refusing: the close candidates meet in duels; ink colour; covers.
 
 1. *Shortlist*: the calibrated cards whose low-resolution face is closest, both ways up.
-2. *Match*: each shortlisted card's template is laid on the view, patch by patch
-   (``read.patch_match``); the ones within ``RIVAL_GAP`` of the best are contenders.
+2. *Match*: each shortlisted card's template is laid on the view whole both ways up,
+   then patch by patch (``read.patch_match``) the way up that fits (both ways when the
+   whole match hardly tells them apart: ``WAY_GAP``); the ones within ``RIVAL_GAP`` of
+   the best are contenders.
 3. *Duels*: every contender meets every other. A red card against a black one is
    settled by the print's colour where that is clear (a black card only if it also
-   wins the close look: glare pales red print until it passes for black; a red card
-   whose print keeps some red, ``INK_PALE``, by the close look too); otherwise by
+   wins by shape: glare pales red print until it passes for black; a red card whose
+   print keeps some red, ``INK_PALE``, by shape too; against the card of its own rank
+   the shape is the sign look, below); otherwise by
    the close look at the places where the two templates differ (``read.duel``), the
    challenger laid both ways up; twins (same rank and colour: K♠/K♣) by the sign look
    alone (``read.sign_look``: the places where they differ in shape), and never on a
@@ -81,8 +84,9 @@ where a black card was seen, a red card of its rank whose redness there reached 
 e.g. a court card's robe, lost the close look to the black cards by 0.44 or more,
 while one under it, an ace of spades under glare, would have won it by 0.83.)"""
 PALE_SHAPE = 0.1
-"""Least close-look value by which a black card named by the print's colour must also beat
-the red card (glare pales red print until it passes for black)."""
+"""Least shape value (the sign look against the red card of its rank, the close look
+against another) by which a black card named by the print's colour must also beat the
+red card (glare pales red print until it passes for black)."""
 MIN_SIGN_PX = 70
 """Smallest card (long side in the frame, px) on which the sign look may tell twins
 (K♠/K♣, Q♥/Q♦) apart: below it a card whose closest rival is its twin is not named. (On
@@ -161,7 +165,8 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     # Each shortlisted card is matched the way up its coarse match prefers, and the
     # other way too when that is nearly as good.
     # Each shortlisted card is laid on the view whole, both ways up (one call each); the
-    # best of them are then laid patch by patch, the way up that suited them.
+    # best of them are then laid patch by patch, the way up that suited them (both ways
+    # on a near tie).
     ranked = np.argsort(-coarse.max(axis=0))[:SHORTLIST_MAX]
     whole, way_scores = {}, {}
     for n, i in enumerate(ranked):
@@ -207,8 +212,8 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
                 if share <= INK_BLACK:
                     # Print that looks colourless may be red print paled by a lamp's
                     # reflection (it adds white light; it never makes black print red):
-                    # the black card must also win the close look, and the red card is
-                    # judged by it (the same duel seen from either side).
+                    # the black card must also win by shape, and the red card is judged
+                    # by it (the same duel seen from either side).
                     if not deck.red[x]:
                         look = _shape_look(x, y)
                         if look < PALE_SHAPE:
@@ -300,7 +305,7 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
         colour_ok = ink >= INK_RED
         if not colour_ok and ink >= INK_PALE:
             # Red print paled by a lamp's reflection: named only if the card's shape beats
-            # the black cards of its rank by the close look (their signs, not the colour).
+            # the black cards of its rank by the sign look (their signs, not the colour).
             pale = {deck.cards[y]: _shape_look(a, y) for y in deck.alike[a]
                     if deck.cards[y].rank == card.rank and not deck.red[y]}
             colour_ok = bool(pale) and min(pale.values()) >= MIN_MARGIN
@@ -317,7 +322,8 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     h, w = diff.shape
     cells = diff[:h // rows * rows, :w // cols * cols].reshape(rows, h // rows, cols, w // cols).mean(axis=(1, 3))
     cover = float(cells.max())
-    detail = {"score": score, "margin": margin, "rival": rival, "top": top, "ink": ink, "cell": cover, "pale": pale, "shape_looks": shape_looks, "ways": way_scores,
+    detail = {"score": score, "margin": margin, "rival": rival, "top": top, "ink": ink, "cell": cover, "pale": pale,
+              "shape_looks": shape_looks, "ways": way_scores,
               "worst": {str(deck.cards[y]): round(-v, 3) for y, v in results.items()} | {str(card): round(margin, 3)}}
     reading = Reading(card=None, score=score, margin=margin, turned=o, guess=card, detail=detail)
     twin_rival = rival is not None and deck.twins(a, deck.index(rival))
