@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from bench import vision_sets as vs
-from bench.vision_plain import in_full_view, plan
+from bench.vision_plain import CLEAN_KINDS, in_full_view, plan
 from engine.cards import DECK
 
 EMPTY_FRAMES = 10
@@ -177,11 +177,11 @@ def _reason(r):
 
 def summary(path, compare=None) -> None:
     rows = [json.loads(x) for x in open(path)]
-    hard = [r for r in rows if r["clean"] and r.get("kind", "play") != "play"]
+    hard = [r for r in rows if r["clean"] and r.get("kind", "play") not in CLEAN_KINDS]
     if hard:
         ok = sum(r["card"] is not None and not r["wrong"] for r in hard)
         print(f"hard frames (glare, overlap, hand), whole cards: {ok}/{len(hard)} = {100 * ok / len(hard):.2f}%")
-    clean = [r for r in rows if r["clean"] and r.get("kind", "play") == "play"]
+    clean = [r for r in rows if r["clean"] and r.get("kind", "play") in CLEAN_KINDS]
     by = collections.defaultdict(lambda: [0, 0, 0])
     for r in clean:
         for key in ((r["group"], r["size"]), ("all", "")):
@@ -192,7 +192,7 @@ def summary(path, compare=None) -> None:
         print(f"{g:6s} {sz:9s} {ok}/{n} = {100 * ok / n:.2f}%")
     print(f"wrong: {len(wrong)}", *[f"{r['set']} {r['frame']} {r['wrong']} for {r['truth']}" for r in wrong], sep="\n  ")
     miss = [r for r in clean if r["card"] is None]
-    print("clean cards (play frames):")
+    print("clean cards (play and edge frames):")
     print("refusals by reason:", dict(collections.Counter(_reason(r) for r in miss).most_common()))
     for r in miss:
         print(f"  {r['set']} {r['frame']} {r['truth']:>3s} {r['design']:12s} {r['surface']:24s} {r['size']} "
