@@ -65,7 +65,7 @@ def _calibrate_deck(args) -> int:
             deck = calibrate_from_dir(args.from_dir, name=args.name)
             # A face cut from a wrong outline is refused, naming its photo (see
             # vision.plain.calibration.miscut_faces).
-            refuse_miscut(dict(zip(deck.cards, deck.faces)), deck.aspect,
+            refuse_miscut(dict(zip(deck.cards, deck.faces, strict=True)), deck.aspect,
                           photos={c: p.name for c, p in _pictures(Path(args.from_dir))[0].items()})
             check = self_check(deck, fresh_views(args.from_dir, deck))
             how = "from other views (more photos of a card, or each photo turned, moved and relit)"
