@@ -64,6 +64,8 @@ class Camera30:
     """Frames delivered in real time at ``fps`` from ``start``: ``read()`` waits for the
     next frame; a reader that is late gets the newest frame (older ones are dropped)."""
 
+    live = True
+
     def __init__(self, frames, fps=FPS):
         self.frames, self.fps = frames, fps
         self.start = None
@@ -147,11 +149,17 @@ def run_trial(session, rng, mode, zones, deck, card) -> dict:
 
         deciding = []
 
+        steps = []
+
         def timed_step():
-            c0 = time.thread_time()
+            c0, w0, n0 = time.thread_time(), time.monotonic(), len(cam.delivered)
             before = screen.when.is_set()
             step()
             cpu.append((time.thread_time() - c0) * 1000)
+            if len(cam.delivered) > n0:
+                # (frame, its time, the step's start and end, from the still card's first frame, ms; CPU ms)
+                steps.append((cam.delivered[-1], *(round((t - cam.frame_time(LAID_AT)) * 1000, 1) for t in
+                              (cam.frame_time(cam.delivered[-1]), w0, time.monotonic())), round(cpu[-1], 1)))
             if screen.when.is_set() and not before:
                 deciding.append(cpu[-1])      # the step that read the card and drew the screen
         svc.step = timed_step
@@ -166,7 +174,8 @@ def run_trial(session, rng, mode, zones, deck, card) -> dict:
             "latency_ms": (shown_at - laid) * 1000 if ok and shown_at is not None else None,
             "frames_delivered": len(cam.delivered), "frames_skipped": _skipped(cam.delivered),
             "step_cpu_ms": statistics.median(cpu) if cpu else None,
-            "deciding_step_cpu_ms": deciding[0] if deciding else None}
+            "deciding_step_cpu_ms": deciding[0] if deciding else None,
+            "steps": [st for st in steps if LAID_AT - HAND_FRAMES - 1 <= st[0] <= LAID_AT + 8]}
 
 
 def _med(xs):
