@@ -3,7 +3,8 @@
 Each trial starts a TableService (real tracker, referee, log and controller; a screen
 that notes when it is drawn) on a table in the middle of a trick (West and North have
 played; East is to play). The camera shows the table, then a hand laying East's card,
-then the card lying whole and still; frames are rendered beforehand (bench.vision_sets,
+then the card lying whole and still (the hand withdraws over five frames; ``--hand still``:
+the same hand in all five); frames are rendered beforehand (bench.vision_sets,
 the camera model) and delivered at 30 fps in real time: a late reader gets the newest
 frame, as from a real camera. Measured: the time from the first frame in which the card
 lies whole and still to the screen showing East's play, median and p95, in sticker
@@ -95,8 +96,11 @@ class Camera30:
         pass
 
 
-def trial_frames(session, rng, card, sticker: bool) -> list:
-    """The camera's frames of one trial (rendered now, before the clock runs)."""
+def trial_frames(session, rng, card, sticker: bool, hand: str = "moving") -> list:
+    """The camera's frames of one trial (rendered now, before the clock runs). ``hand``:
+    "moving", the hand withdraws a little in each of its frames (from three quarters of the
+    card's length over it to a sixth), as when a card is laid; "still", the same hand in
+    all of them."""
     from vision.synth import compose_scene
     from vision.zones import MatLayout
     layout = MatLayout.a3()
@@ -110,11 +114,17 @@ def trial_frames(session, rng, card, sticker: bool) -> list:
     cond = session.conditions()
     before = compose_scene(lying, size=session.size, rng=rng, **cond)
     # (The camera is still: no blur of the whole frame while the hand moves.)
-    laying = compose_scene(lying + [east], size=session.size, rng=rng, hand=2, hand_cover=0.55,
-                           **cond)
+    if hand == "moving":
+        # One seed for every hand frame: the same arm and light, the hand further back each time.
+        seed = int(rng.integers(1 << 30))
+        laying = [compose_scene(lying + [east], size=session.size, rng=np.random.default_rng(seed), hand=2,
+                                hand_cover=float(c), **cond) for c in np.linspace(0.75, 1 / 6, HAND_FRAMES)]
+    else:
+        laying = [compose_scene(lying + [east], size=session.size, rng=rng, hand=2, hand_cover=0.55,
+                                **cond)] * HAND_FRAMES
     still = compose_scene(lying + [east], size=session.size, rng=rng, **cond)
     frames = [before.shoot(rng)[0] for _ in range(LAID_AT - HAND_FRAMES)]
-    frames += [laying.shoot(rng)[0] for _ in range(HAND_FRAMES)]
+    frames += [scene.shoot(rng)[0] for scene in laying]
     frames += [still.shoot(rng)[0] for _ in range(TAIL)]
     return frames
 
@@ -129,10 +139,10 @@ def make_config(folder: Path, mode: str, zones: Path, deck=None):
                          "vision": vision})
 
 
-def run_trial(session, rng, mode, zones, deck, card) -> dict:
+def run_trial(session, rng, mode, zones, deck, card, hand: str = "moving") -> dict:
     from controller.log import EventLog
     from controller.service import TableService
-    frames = trial_frames(session, rng, card, sticker=mode == "sticker")
+    frames = trial_frames(session, rng, card, sticker=mode == "sticker", hand=hand)
     with tempfile.TemporaryDirectory(prefix="euchre-latency-") as tmp:
         folder = Path(tmp)
         log = EventLog(str(folder / "table-log.sqlite"))
@@ -189,7 +199,7 @@ def _p95(xs):
 
 
 def _skipped(delivered) -> int:
-    return sum(b - a - 1 for a, b in zip(delivered, delivered[1:]) if b - a > 1)
+    return sum(b - a - 1 for a, b in zip(delivered, delivered[1:], strict=False) if b - a > 1)
 
 
 def plain_deck(session, rng, folder: Path) -> Path:
@@ -210,6 +220,8 @@ def main(argv=None) -> int:
     ap.add_argument("--size", default="640x480")
     ap.add_argument("--surface", default="cloth:green", help="the table (a tuning surface by default)")
     ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--hand", choices=("moving", "still"), default="moving",
+                    help="the hand laying the card withdraws frame by frame (moving) or stays (still)")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
     import cv2
@@ -232,7 +244,7 @@ def main(argv=None) -> int:
         zones = folder / "zones.json"
         calibrate(empty).save(zones)
         print(f"{size[0]}x{size[1]}, {session.surface}, card {session.card_px():.0f} px, camera at "
-              f"{FPS:.0f} fps, tracker k=3; {args.trials} trials per mode", flush=True)
+              f"{FPS:.0f} fps, tracker k=3, hand {args.hand}; {args.trials} trials per mode", flush=True)
         for mode in args.modes.split(","):
             try:
                 deck = plain_deck(session, rng, folder) if mode == "plain" else None
@@ -243,7 +255,7 @@ def main(argv=None) -> int:
             rows = []
             for t in range(args.trials):
                 card = EAST_CARDS[t % len(EAST_CARDS)]
-                rows.append(run_trial(session, rng, mode, zones, deck, card))
+                rows.append(run_trial(session, rng, mode, zones, deck, card, args.hand))
             lat = [r["latency_ms"] for r in rows if r["latency_ms"] is not None]
             cpu = [r["step_cpu_ms"] for r in rows if r["step_cpu_ms"] is not None]
             k_frames = 2 * 1000 / FPS
