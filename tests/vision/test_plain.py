@@ -198,3 +198,93 @@ def test_prepare_works_out_every_look_alike_pair_before_play(deck):
                 assert (a, b, False) in fresh._signs and (a, b, True) in fresh._signs
             else:
                 assert (min(a, b), max(a, b), False) in fresh._places and (a, b, True) in fresh._places
+
+
+def _laid_beside(deck):
+    """A card X alone on the learnt table, then the same frame with a card Y laid far from it
+    (X's pixels unchanged); the deck knows the cards' size, as one calibrated through the
+    camera does."""
+    import copy
+
+    import cv2
+    frame, empty, truth = scene([place("QD", (75, 60), 8), place("KC", (345, 235), -12)], seed=9, markers=False)
+    sized = copy.copy(deck)
+    sized.card_px = float(np.hypot(*np.subtract(truth[0]["corners"][0], truth[0]["corners"][3]))) / frame.shape[0]
+    only_x = empty.copy()
+    keep = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillConvexPoly(keep, np.round(truth[0]["corners"]).astype(np.int32), 255)
+    keep = cv2.dilate(keep, np.ones((15, 15), np.uint8)) > 0
+    only_x[keep] = frame[keep]
+    table = TableModel()
+    table.learn(empty)
+    return sized, table, only_x, frame, truth
+
+
+def test_a_card_lying_still_is_not_looked_for_again_when_a_card_is_laid_elsewhere(deck, monkeypatch):
+    import vision.plain.find as find
+    sized, table, only_x, frame, truth = _laid_beside(deck)
+    (x,) = plain.recognize_plain(only_x, sized, table=table)
+    assert x.card == Card("QD")
+    masks = []
+    real = find.find_outlines
+    monkeypatch.setattr(find, "find_outlines", lambda *a, **k: masks.append(k.get("mask")) or real(*a, **k))
+    both = plain.recognize_plain(frame, sized, table=table)
+    # Only the place that changed (and a card's length around it) is looked at: Y is found
+    # and read there; X, held from the frame before, keeps its outline to the last bit.
+    assert sorted(map(str, _named(both))) == ["KC", "QD"]
+    mask = masks[0]
+    assert mask is not None
+    (cx, cy), (yx, yy) = (np.mean(t["corners"], axis=0).astype(int) for t in truth)
+    assert mask[cy, cx] == 0 and mask[yy, yx] == 255
+    held = next(s for s in both if s.card == Card("QD"))
+    assert held.corners == x.corners
+
+
+def test_a_moving_hand_over_a_card_is_not_looked_under_and_the_card_is_held_as_hidden(deck, monkeypatch):
+    import cv2
+
+    import vision.plain.decide as decide
+    import vision.plain.find as find
+    sized, table, only_x, frame, truth = _laid_beside(deck)
+    plain.recognize_plain(only_x, sized, table=table)
+    first = plain.recognize_plain(frame, sized, table=table)
+    assert sorted(map(str, _named(first))) == ["KC", "QD"]
+    # A hand and arm reach in from the frame's right edge over Y's near half.
+    ky = np.asarray(truth[1]["corners"], float)
+    yx, yy = ky.mean(axis=0)
+    hand = frame.copy()
+    arm = np.array([[yx - 20, yy - 45], [640, yy - 70], [640, yy + 70], [yx - 20, yy + 45]], np.int32)
+    cv2.fillConvexPoly(hand, arm, (120, 160, 215))
+    reads, masks = [], []
+    real_read, real_find = decide.read_views, find.find_outlines
+    monkeypatch.setattr(decide, "read_views", lambda *a, **k: reads.append(1) or real_read(*a, **k))
+    monkeypatch.setattr(find, "find_outlines", lambda *a, **k: masks.append(k.get("mask")) or real_find(*a, **k))
+    seen = plain.recognize_plain(hand, sized, table=table)
+    assert reads == []
+    assert masks and masks[0] is not None and masks[0][int(yy), 630] == 0 and masks[0][int(yy), int(yx)] == 0
+    assert [s.card for s in seen if s.card is not None] == [Card("QD")]
+    hidden = [s for s in seen if s.reason == plain.UNDER_HAND]
+    assert len(hidden) == 1 and hidden[0].guess == Card("KC")
+    assert np.abs(np.asarray(hidden[0].corners) - np.asarray(next(s for s in first if s.card == Card("KC")).corners)).max() == 0
+    # The hand gone, Y is found and named again at once.
+    again = plain.recognize_plain(frame, sized, table=table)
+    assert sorted(map(str, _named(again))) == ["KC", "QD"]
+
+
+def test_a_card_a_hand_kept_from_view_is_read_once_the_hand_stops(deck):
+    import cv2
+    sized, table, only_x, frame, truth = _laid_beside(deck)
+    plain.recognize_plain(only_x, sized, table=table)
+    plain.recognize_plain(frame, sized, table=table)
+    # An arm reaches in from the right edge up to Y's side, touching it without covering it.
+    ky = np.asarray(truth[1]["corners"], float)
+    right = ky[np.argsort(ky[:, 0])[-2:]]
+    touch = frame.copy()
+    arm = np.array([right[0], [640, right[0][1]], [640, right[1][1]], right[1]], np.int32)
+    cv2.fillConvexPoly(touch, arm, (120, 160, 215))
+    moving = plain.recognize_plain(touch, sized, table=table)
+    assert [s.card for s in moving if s.card is not None] == [Card("QD")]
+    assert [s.guess for s in moving if s.reason == plain.UNDER_HAND] == [Card("KC")]
+    # The arm now still: the same view is not taken as read; Y is looked at and named.
+    still = plain.recognize_plain(touch.copy(), sized, table=table)
+    assert sorted(map(str, _named(still))) == ["KC", "QD"]
