@@ -291,7 +291,7 @@ def _moving_arms(foreground: np.ndarray, changed: np.ndarray, size: Optional[flo
     """Where a hand and arm reach in over the table while moving (uint8 mask, frame size,
     grown by ``HELD_MARGIN``), or None: the places that differ from the empty table, in
     one piece larger than a card, reaching to the frame's edge (the table's edge: an arm),
-    and changed since the last frame read where it meets the frame's edge. Nothing there can be played yet: a card is
+    and changed since the last frame read. Nothing there can be played yet: a card is
     played when it lies still and is let go, clear of the hand. Not looking for cards
     there makes a frame of a hand laying a card cheap, so that the reader is free when
     the card first lies still. (A card cut by the frame's edge is not read either; a
@@ -309,10 +309,7 @@ def _moving_arms(foreground: np.ndarray, changed: np.ndarray, size: Optional[flo
         if area < 0.7 * (size / k) ** 2 or not (x == 0 or y == 0 or x + w >= gw or y + h >= gh):
             continue
         piece = labels == i
-        # Moving where it enters the frame: an arm shifts there as the hand moves; a card
-        # laid on a table whose own differences reach the frame's edge changes only inside.
-        edge = moving & piece
-        if not (edge[0].any() or edge[-1].any() or edge[:, 0].any() or edge[:, -1].any()):
+        if not moving[piece].any():
             continue
         if arms is None:
             arms = np.zeros((gh, gw), np.uint8)
