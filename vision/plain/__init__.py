@@ -86,7 +86,7 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     ignored, and what differs from the table without being a readable card (a hand)
     is reported as a refusal. Without it, the frame is read alone (a single photo)."""
     from vision.plain.decide import read_views
-    from vision.plain.find import _overlap, faint_outlines, find_outlines
+    from vision.plain.find import faint_outlines, find_outlines
     from vision.plain.straighten import portrait_orders, upright_views
     frame = np.asarray(frame)
     if frame.ndim != 3 or frame.shape[2] != 3:
@@ -94,47 +94,23 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     if frame.dtype != np.uint8:
         raise ValueError(f"recognize_plain needs an 8-bit image, got {frame.dtype}")
     foreground = None
-    held, region, arms, last_cards = [], None, None, []
     if table is not None:
         # A still table gives the same sightings: cards lie still for several frames, and
         # a Raspberry Pi need not read them again while nothing in view changes.
         cells = cell_means(frame)
         last = getattr(table, "last_read", None)
-        # (Not after a frame in which a moving hand hid places: they are looked at now.)
         if last is not None and last[0].shape == cells.shape and last[2] is deck \
-                and (len(last) < 5 or last[4] is None) and float(np.abs(cells - last[0]).max()) <= STILL_CELL:
+                and float(np.abs(cells - last[0]).max()) <= STILL_CELL:
             return [_copy(s, zones) for s in last[1]]
         foreground = table.foreground(frame)
-        if last is not None and last[0].shape == cells.shape and last[2] is deck and len(last) > 3:
-            size = _expected_size(deck, frame)
-            changed = (np.abs(_exposed_like(cells, last[0]) - last[0]) > STILL_CELL).astype(np.uint8)
-            arms = _moving_arms(foreground, changed, size)
-            if len(last) > 4 and last[4] is not None:
-                changed = changed | last[4]         # what a hand hid last time is looked at now
-            last_cards = last[3]
-            held, region = _changed_region(changed, cells, last_cards, size, frame.shape)
     size = _expected_size(deck, frame)
     if size:
         kw = dict(sizes=(size,), min_long=SIZE_RANGE[0] * size, max_long=SIZE_RANGE[1] * size)
     else:
         kw = dict(min_long=MIN_CARD_PX)
-    look = region
-    if arms is not None:
-        # Nothing is looked for under a hand and arm reaching in (see ``_moving_arms``).
-        look = np.full(frame.shape[:2], 255, np.uint8) if region is None else region.copy()
-        look[arms > 0] = 0
-    if look is None or look.any():
-        outlines = find_outlines(frame, deck.aspect, table=table, mask=look, **kw)
-    else:
-        outlines = []
+    outlines = find_outlines(frame, deck.aspect, table=table, **kw)
     if foreground is not None:
-        seen = foreground
-        if held:
-            # The cards held from earlier frames are explained: no faint look around them.
-            seen = foreground.copy()
-            for h in held:
-                cv2.fillConvexPoly(seen, np.round(h.corners).astype(np.int32), 0)
-        outlines = faint_outlines(frame, seen, outlines, deck.aspect, table, **kw)
+        outlines = faint_outlines(frame, foreground, outlines, deck.aspect, table, **kw)
     # Outermost first: an outline inside a card that was read is part of that card
     # (its picture's frame); inside a refusal it may be a card (in a mat's box).
     order = sorted(range(len(outlines)), key=lambda i: -outlines[i].area)
@@ -159,40 +135,11 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
         sightings.append((i, s))
     # A refusal that holds a named card is the mat's box (or a tray) around it: dropped.
     named_inside = {i for i, s in sightings if s.card is not None}
-    held_named = np.array([h.sighting.center for h in held if h.sighting.card is not None], np.float32)
-    kept = [(outlines[i].area, outlines[i].corners, s) for i, s in sightings
-            if s.card is not None or not (set(outlines[i].inside) & named_inside
-                                          or _holds_any(outlines[i].corners, held_named))]
-    if arms is not None:
-        # A card of the last frame read that a moving hand now reaches over, and that was
-        # not found again: something unreadable lies in its place (the tracker holds it).
-        found = [k[1] for k in kept]
-        for c in last_cards:
-            if any(c is h for h in held) or not _touches(c.corners, arms) \
-                    or any(_overlap(c.corners, f) >= 0.3 for f in found):
-                continue
-            hidden = Sighting(None, [list(map(float, p)) for p in c.sighting.corners], 0.0, reason=UNDER_HAND,
-                              guess=c.sighting.card if c.sighting.card is not None else c.sighting.guess)
-            held.append(_Held(c.corners, c.area, hidden, c.cells))
-    if held:
-        if reads is not None:
-            for h in held:
-                reads.touch(h.corners)
-        # In the order a whole read gives them: outermost first.
-        kept = sorted(kept + [(h.area, h.corners, _copy(h.sighting, None)) for h in held],
-                      key=lambda k: -k[0])
-    out = [s for _, _, s in kept]
+    out = [s for i, s in sightings
+           if s.card is not None or not (set(outlines[i].inside) & named_inside)]
     if foreground is not None:
         out += _unexplained(foreground, out, size)
-        # What each card was read from stays with it while it is held.
-        cards = [next((h for h in held if h.corners is c), None) or _Held(c, a, _copy(s, None), cells)
-                 for a, c, s in kept]
-        unseen = None
-        if arms is not None:
-            # The cells the hand kept from being looked at, for the next frame.
-            unseen = (cv2.resize(arms, (cells.shape[1], cells.shape[0]), interpolation=cv2.INTER_AREA) > 0
-                      ).astype(np.uint8)
-        table.last_read = (cells, [_copy(s, None) for s in out], deck, cards, unseen)
+        table.last_read = (cells, [_copy(s, None) for s in out], deck)
     if reads is not None:
         reads.next_frame()
     if zones is not None:
@@ -212,132 +159,6 @@ def cell_means(frame: np.ndarray) -> np.ndarray:
     h, w = frame.shape[:2]
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     return cv2.resize(grey, (max(1, w // 16), max(1, h // 16)), interpolation=cv2.INTER_AREA).astype(np.float32)
-
-
-HELD_MARGIN = 16
-"""A card is held from an earlier frame only if nothing changed within this many px of it
-(and within a card's length of it; see ``_changed_region``)."""
-
-
-@dataclass
-class _Held:
-    """A card (or a refusal) of the last frame read, as it may be held into the next."""
-
-    corners: np.ndarray     # its outline's corners (frame px), as found
-    area: float             # the outline's area (the order of a frame's sightings)
-    sighting: Sighting
-    cells: np.ndarray       # ``cell_means`` of the frame it was read in
-
-
-def _exposed_like(cells: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """``cells`` brought to ``ref``'s exposure: one gain for the frame, the median over the
-    cells (most of them are the still table), so that a camera that adjusts its exposure to
-    a card laid elsewhere does not make every place look changed."""
-    ratio = float(np.median((ref + 8.0) / (cells + 8.0)))
-    return cells * ratio + 8.0 * (ratio - 1.0)
-
-
-def _changed_region(changed: np.ndarray, cells: np.ndarray, cards: list, size: Optional[float], shape) -> tuple:
-    """``(held, region)``: of ``cards`` (the last frame read's, as ``_Held``), those that lie
-    still with nothing changed near them, and the mask (uint8, frame size) of where the
-    frame must be looked at again; ``([], None)`` when the whole frame must be.
-
-    ``changed``: the cells (``cell_means``) that differ from the last frame read by more
-    than ``STILL_CELL`` (at the same exposure); ``cells``, this frame's. The region is every changed place
-    grown by a card's length (a card laid there lies wholly inside it), and the whole
-    of every card of the last frame that touches it or changed since it was read; a card
-    that touches none of it and whose own cells have not changed since it was read is
-    held: the whole frame's read would find it at the same place (within the pixel's
-    fraction that sensor noise moves a refined outline) and give it the same reading
-    (the reading cache's test), so it is not looked for again. (What differs from the
-    table without being a card, a hand, is worked out from the whole frame as before.)"""
-    if not size or not cards:
-        return [], None
-    h, w = shape[:2]
-    gh, gw = cells.shape
-    sx, sy = gw / w, gh / h
-    reach = int(np.ceil((size + HELD_MARGIN) * max(sx, sy)))
-    region = cv2.dilate(changed, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-    grow = np.ones((2 * int(np.ceil(HELD_MARGIN * max(sx, sy))) + 1,) * 2, np.uint8)
-    prints, keep = [], []
-    for c in cards:
-        fp = np.zeros((gh, gw), np.uint8)
-        cv2.fillConvexPoly(fp, np.round(c.corners * [sx * 16, sy * 16]).astype(np.int32), 1, cv2.LINE_8, 4)
-        fp = cv2.dilate(fp, grow)
-        on = fp.astype(bool)
-        prints.append(fp)
-        keep.append(bool(on.any()) and c.cells.shape == cells.shape
-                    and float(np.abs(_exposed_like(cells, c.cells) - c.cells)[on].max()) <= STILL_CELL)
-    grown = True
-    while grown:
-        grown = False
-        for i, fp in enumerate(prints):
-            if keep[i] and (region & fp).any():
-                keep[i], grown = False, True
-            if not keep[i] and not (region >= fp).all():
-                region |= fp
-                grown = True
-    held = [c for c, k in zip(cards, keep, strict=True) if k]
-    if not held or region.mean() > 0.75:
-        return [], None
-    return held, cv2.resize(region * 255, (w, h), interpolation=cv2.INTER_NEAREST)
-
-
-UNDER_HAND = "a hand reaches over this card"
-"""The refusal of a card read earlier over which a moving hand now lies."""
-
-
-def _moving_arms(foreground: np.ndarray, changed: np.ndarray, size: Optional[float]) -> Optional[np.ndarray]:
-    """Where a hand and arm reach in over the table while moving (uint8 mask, frame size,
-    grown by ``HELD_MARGIN``), or None: the places that differ from the empty table, in
-    one piece larger than a card, reaching to the frame's edge (the table's edge: an arm),
-    and changed since the last frame read. Nothing there can be played yet: a card is
-    played when it lies still and is let go, clear of the hand. Not looking for cards
-    there makes a frame of a hand laying a card cheap, so that the reader is free when
-    the card first lies still. (A card cut by the frame's edge is not read either; a
-    still hand does not move, and its frames are read as before.)"""
-    if not size:
-        return None
-    k = 4                                   # looked at coarsely, as the faint look does
-    fg = np.ascontiguousarray(foreground[::k, ::k])
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
-    gh, gw = fg.shape
-    moving = cv2.resize(changed, (gw, gh), interpolation=cv2.INTER_NEAREST)
-    arms = None
-    for i in range(1, n):
-        x, y, w, h, area = stats[i]
-        if area < 0.7 * (size / k) ** 2 or not (x == 0 or y == 0 or x + w >= gw or y + h >= gh):
-            continue
-        piece = labels == i
-        if not moving[piece].any():
-            continue
-        if arms is None:
-            arms = np.zeros((gh, gw), np.uint8)
-        arms[piece] = 255
-    if arms is None:
-        return None
-    r = int(np.ceil(HELD_MARGIN / k))
-    arms = cv2.dilate(arms, np.ones((2 * r + 1, 2 * r + 1), np.uint8))
-    h, w = foreground.shape[:2]
-    return cv2.resize(arms, (gw * k, gh * k), interpolation=cv2.INTER_NEAREST)[:h, :w]
-
-
-def _touches(corners: np.ndarray, mask: np.ndarray) -> bool:
-    """Whether the outline covers any place of the mask."""
-    x, y, w, h = cv2.boundingRect(np.round(np.asarray(corners)).astype(np.int32))
-    x, y = max(x, 0), max(y, 0)
-    sub = mask[y:y + h, x:x + w]
-    if not sub.any():
-        return False
-    poly = np.zeros_like(sub)
-    cv2.fillConvexPoly(poly, np.round(np.asarray(corners) - [x, y]).astype(np.int32), 255)
-    return bool((poly & sub).any())
-
-
-def _holds_any(corners: np.ndarray, points: np.ndarray) -> bool:
-    """Whether the outline holds any of the points (x, y)."""
-    c = np.asarray(corners, np.float32)
-    return any(cv2.pointPolygonTest(c, (float(x), float(y)), False) >= 0 for x, y in points)
 
 
 SAME_PLACE = 0.6
@@ -403,14 +224,6 @@ class _ReadCache:
         # A card read again (it changed) replaces its earlier reading.
         self.entries = [e for e in self.entries if float(np.abs(e[0] - q).max()) > SAME_PLACE]
         self.entries.append([q.copy(), _print(face), reading, 0])
-
-    def touch(self, corners) -> None:
-        """Keep the reading of the card at ``corners`` (held, not looked at again) as if
-        it had been read in this frame."""
-        q = np.asarray(corners, np.float32)
-        for e in self.entries:
-            if float(np.abs(e[0] - q).max()) <= SAME_PLACE:
-                e[3] = 0
 
     def next_frame(self) -> None:
         for e in self.entries:
