@@ -712,9 +712,15 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
     its corners are added to ``lit``, and an outline found there again later is the
     table's too, never taken for a card: with a card lying within the lit opening, the
     finder may see only the opening's outline, and its face is not the card's."""
-    from vision.plain.find import WORK_WIDTH, find_outlines
+    from vision.plain.find import MIN_LONG_SIDE, WORK_WIDTH, _merge, find_outlines, region_outlines
     kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
     outlines = find_outlines(frame, aspect, table=table, faint=faint, **kw)
+    if not outlines and not faint and table is not None and table.busy:
+        # On a busy table (carpet, terrazzo, a woven mat) the card's sides are lost among
+        # the table's own edges: it is looked for as a region unlike the table, whose
+        # sides are then checked as any outline's.
+        outlines = _merge(region_outlines(frame, min(1.0, WORK_WIDTH / frame.shape[1]), aspect,
+                                          kw.get("min_long", MIN_LONG_SIDE), kw.get("max_long", np.inf)))
     lit = [] if lit is None else lit
     if outlines:
         edges = _edges_of_own(table, frame)
