@@ -267,14 +267,24 @@ def plan(design_groups, splits, sessions_per_cell: int, seed: int, groups=None):
         for split in splits:
             # Cells are seeded by their place in the full plan, so that a run of a few
             # groups draws the same sessions as the full run.
-            for gi, g in enumerate(vs.SURFACES[split]):
+            if split == "busy":
+                # The tuning tools' own busy surfaces, under the tuning split's camera.
+                from bench.plain_tuning.textures import KINDS
+                cells = {"busy": tuple(f"tune:{k}" for k in KINDS)}
+            else:
+                cells = vs.SURFACES[split]
+            for gi, g in enumerate(cells):
                 if groups is not None and g not in groups:
                     continue
-                rng = np.random.default_rng([seed, list(DESIGN_GROUPS).index(dg), vs.SPLITS.index(split), gi])
+                rng = np.random.default_rng([seed, list(DESIGN_GROUPS).index(dg), (*vs.SPLITS, "busy").index(split), gi])
                 for k in range(sessions_per_cell):
                     design = designs[(k + gi) % len(designs)]
                     size = SIZES[(k + gi) % len(SIZES)]
-                    s = vs.draw_session(rng, split, g, size=size, design=design)
+                    if split == "busy":
+                        s = vs.draw_session(rng, "tuning", size=size, design=design,
+                                            surface=str(rng.choice(cells[g])))
+                    else:
+                        s = vs.draw_session(rng, split, g, size=size, design=design)
                     out.append((dg, split, g, s, int(rng.integers(1 << 30))))
     return out
 
@@ -296,7 +306,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--designs", default="kde-tuning,kde-validation,npm",
                     help="design groups: kde-tuning, kde-validation, npm")
-    ap.add_argument("--splits", default="tuning,validation", help="surface/camera splits")
+    ap.add_argument("--splits", default="tuning,validation",
+                    help="surface/camera splits: tuning, validation, busy (the tuning tools' own busy "
+                         "surfaces: carpet, grained wood, a woven mat, terrazzo; kde-tuning only)")
     ap.add_argument("--groups", help="only these surface groups (cloth, felt, wood, mat, white-mat, patterned, photo)")
     ap.add_argument("--sessions", type=int, default=3, help="sessions per design group, split and surface group")
     ap.add_argument("--frames", type=int, default=6, help="frames of each kind per session")
@@ -346,6 +358,12 @@ def main(argv=None) -> int:
     kinds = [k for k in args.kinds.split(",") if k]
     splits = [s for s in args.splits.split(",") if s]
     groups = args.groups.split(",") if args.groups else None
+    if "busy" in splits:
+        if "kde-tuning" not in dgs or len(dgs) > 1:
+            print("the busy split is for tuning: use it with --designs kde-tuning only", file=sys.stderr)
+            return 2
+        from bench.plain_tuning import textures
+        textures.registered().__enter__()      # tune:<kind> surfaces, for this run
     sessions = plan(dgs, splits, args.sessions, args.seed, groups)
     print(f"seed {args.seed}: {len(sessions)} sessions, {args.frames} frames of each kind "
           f"({', '.join(kinds)}) per session; one live calibration pass per session", flush=True)

@@ -509,6 +509,11 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             for c in [card, *_cards_named(rivals)]:
                 if c in faces and retaken.get(c, 0) < CHECK_RETAKES and c not in again:
                     again.append(c)
+        # A card not read back otherwise (refused, or not found in its later frames) may
+        # have been taken badly too: it is taken again, once.
+        for c in check["bad"]:
+            if c in faces and retaken.get(c, 0) < UNREAD_RETAKES and c not in again:
+                again.append(c)
         if not again:
             break
         for card in again:
@@ -521,11 +526,22 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         raise CalibrationError("these cards were read as other cards from later frames: "
                                + "; ".join(f"{c} ({why})" for c, why in told.items())
                                + ": calibrate again, each card flat, alone and still")
+    if len(check["ok"]) < MIN_READ_BACK * len(faces):
+        # Cards the deck cannot read where they were just taken are refused in play too:
+        # such a deck would leave the players doing the reader's work.
+        raise CalibrationError(f"only {len(check['ok'])} of {len(faces)} cards were read back from later "
+                               f"frames (not: {' '.join(str(c) for c in check['bad'])}): this deck would be "
+                               "read poorly on this table; calibrate again in good light, each card flat "
+                               "and alone (on a busy table cloth, lay the printed mat or a plain cloth)")
     return deck, faces
 
 
 CHECK_RETAKES = 2
 """Times a card the check confuses with another (or the other card) is asked for again."""
+UNREAD_RETAKES = 1
+"""Times a card the check does not read back otherwise is asked for again."""
+MIN_READ_BACK = 0.0
+"""Least share of the cards the check must read back for the deck to be made."""
 SECOND_LOOK = 3
 """Still frames of each card kept (around the card) for the second look."""
 RETAKES = 2

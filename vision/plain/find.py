@@ -593,7 +593,8 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
     (``foreground``, frame size) is not explained by an outline and lies clear of the
     frame's edge (a hand and arm reach in across it) and no larger than a card, the card
     is looked for again with faint edges (``find_outlines(faint=True)``) near it. Frames
-    without such places (every card found, a hand) cost almost nothing more."""
+    without such places (every card found, a hand) cost almost nothing more. On a busy
+    table (``table.busy``) such a place is looked at as a region unlike the table."""
     h, w = foreground.shape[:2]
     k = 4                                  # looked at coarsely: the mask is coarse anyway
     left = np.ascontiguousarray(foreground[::k, ::k])
@@ -620,7 +621,13 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
         near[y0:y1, x0:x1] = 255
     if near is None:
         return outlines
-    found = find_outlines(frame_bgr, aspect, table=table, faint=True, mask=near, **kw)
+    if getattr(table, "busy", False):
+        # On a busy table (carpet, terrazzo) fainter edges are only more of its texture:
+        # the card is looked for as a region unlike the table there instead.
+        found = _merge(region_outlines(frame_bgr, min(1.0, WORK_WIDTH / w), aspect, kw.get("min_long", MIN_LONG_SIDE),
+                                       kw.get("max_long", np.inf), mask=near))
+    else:
+        found = find_outlines(frame_bgr, aspect, table=table, faint=True, mask=near, **kw)
     new = [o for o in found if all(_overlap(o.corners, p.corners) < 0.3 for p in outlines)]
     return _merge(list(outlines) + new) if new else outlines
 
