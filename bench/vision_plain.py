@@ -94,8 +94,9 @@ def calibrate_through_camera(session, rng, cards=DECK, stable: int = 5):
     # Each card the reader asked for after the first means one taken; a failed pass
     # returns no faces, so count the reader's requests.
     taken = len(faces) if deck is not None else max(0, min(cam.asked, len(cards) + 1) - 1)
-    return deck, {"ok": deck is not None, "error": error, "cards_taken": taken,
-                  "frames": cam.frames, "cpu_s": round(time.process_time() - t0, 2)}
+    read_back = len(deck.check["ok"]) if deck is not None and getattr(deck, "check", None) else None
+    return deck, {"ok": deck is not None, "error": error, "cards_taken": taken, "read_back": read_back,
+                  "said": list(cam.messages), "asked": len(cam.messages), "frames": cam.frames, "cpu_s": round(time.process_time() - t0, 2)}
 
 
 def _sighting(s) -> dict:
@@ -386,7 +387,8 @@ def main(argv=None) -> int:
         clean_n = sum(res[k].n["in_view"] for k in kinds if k in CLEAN_KINDS)
         print(f"  [{i + 1}/{len(sessions)}] {dg:14s} {split:10s} {g:9s} {s.design:22s} {s.surface:26s} "
               f"{s.size[0]}x{s.size[1]} card {s.card_px():3.0f}px  calibration "
-              f"{'ok' if cal['ok'] else 'FAILED'} ({cal['cards_taken']}/24, {cal['frames']} frames)  "
+              f"{'ok' if cal['ok'] else 'FAILED'} ({cal['cards_taken']}/24, {cal['frames']} frames, "
+              f"{cal['asked']} asked, read back {cal['read_back']})  "
               f"clean {clean}/{clean_n}  wrong {sum(res[k].n['wrong'] for k in kinds)}  "
               f"({time.time() - t_start:.0f}s)", flush=True)
     rows = report(cells, kinds)

@@ -61,23 +61,12 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
                     s = vs.draw_session(rng, "tuning", group, size=size, design=design)
                 seen.clear()
                 t0 = time.process_time()
-                said = []
-                orig_cam = vs.LiveCalibration
-
-                class Cam(orig_cam):
-                    def announce(self, message):
-                        said.append(message)
-                        super().announce(message)
-                vs.LiveCalibration = Cam
-                try:
-                    deck, cal = calibrate_through_camera(s, np.random.default_rng(int(rng.integers(1 << 30))))
-                finally:
-                    vs.LiveCalibration = orig_cam
+                deck, cal = calibrate_through_camera(s, np.random.default_rng(int(rng.integers(1 << 30))))
                 row = {"seed": seed, "design": design, "surface": s.surface, "size": size,
                        "card_px": round(s.card_px()), "ok": deck is not None, "error": cal["error"],
                        "cpu_s": round(time.process_time() - t0, 1), "frames": cal["frames"],
-                       "retakes": sum(" again," in m for m in said),
-                       "moves": sum("move it" in m for m in said),
+                       "retakes": sum(" again," in m for m in cal["said"]),
+                       "moves": sum("move it" in m for m in cal["said"]),
                        "not_read_back": {}, "odd_faces": {}}
                 if "deck" in seen:
                     d = seen["deck"]
