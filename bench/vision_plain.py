@@ -363,8 +363,10 @@ def main(argv=None) -> int:
         if "kde-tuning" not in dgs or len(dgs) > 1:
             print("the busy split is for tuning: use it with --designs kde-tuning only", file=sys.stderr)
             return 2
+        import contextlib
         from bench.plain_tuning import textures
-        textures.registered().__enter__()      # tune:<kind> surfaces, for this run
+        busy = contextlib.ExitStack()           # tune:<kind> surfaces, for this run (kept open)
+        busy.enter_context(textures.registered())
     sessions = plan(dgs, splits, args.sessions, args.seed, groups)
     print(f"seed {args.seed}: {len(sessions)} sessions, {args.frames} frames of each kind "
           f"({', '.join(kinds)}) per session; one live calibration pass per session", flush=True)

@@ -734,7 +734,8 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
     if not outlines and not faint and table is not None and table.busy:
         # On a busy table (carpet, terrazzo, a woven mat) the card's sides are lost among
         # the table's own edges: it is looked for as a region unlike the table, whose
-        # sides are then checked as any outline's.
+        # sides are then checked as any outline's. (Also where almost nothing seems to
+        # differ: a white card on a light terrazzo differs from it in a few cells only.)
         outlines = _merge(region_outlines(frame, min(1.0, WORK_WIDTH / frame.shape[1]), aspect,
                                           kw.get("min_long", MIN_LONG_SIDE), kw.get("max_long", np.inf)))
     lit = [] if lit is None else lit

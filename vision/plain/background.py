@@ -48,10 +48,10 @@ MIN_DIFFERENCE = 14.0
 """... and by at least this much (YCrCb units, chroma doubled)."""
 SHAKE = ((1, 0), (-1, 0), (0, 1), (0, -1))
 """Shifts (work px) of the empty table's picture whose effect on its cells is allowed for."""
-BUSY_TABLE = 0.08
+BUSY_TABLE = 0.05
 """A table whose edges (work size, before dilation) cover more than this fraction of it is
 busy: a texture (tuning tables: plain cloth, felt, wood, the printed mats 0.000-0.028;
-carpet, grained wood, a woven mat, terrazzo 0.16-0.42)."""
+carpet, grained wood, a woven mat, terrazzo 0.065-0.42)."""
 DENSE_WINDOW = 41
 DENSE_EDGES = 0.25
 """On a busy table, places where the table's edges cover more than this fraction of a
