@@ -745,6 +745,10 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
         outlines = _merge(region_outlines(frame, min(1.0, WORK_WIDTH / frame.shape[1]), aspect,
                                           kw.get("min_long", MIN_LONG_SIDE), kw.get("max_long", np.inf)))
     lit = [] if lit is None else lit
+    if outlines and table is not None and table.busy:
+        # On a busy table, shapes of its own (terrazzo chips, a carpet's pattern) can
+        # pass for a card's outline; a card hides the table under it.
+        outlines = [o for o in outlines if _hides_table(table, frame, o)]
     if outlines:
         edges = _edges_of_own(table, frame)
         scale = min(1.0, WORK_WIDTH / frame.shape[1])
@@ -761,6 +765,36 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
         big = max(o.area for o in outlines)
         outlines = [o for o in outlines if o.area > 0.5 * big]
     return outlines
+
+
+def _hides_table(table: TableModel, frame, outline) -> bool:
+    """Whether the outline's inside (away from its rim) differs from the empty table's
+    picture there in at least ``HIDES`` of its pixels (by ``HIDDEN_GREY`` grey levels or
+    more, after matching the frame's exposure): a card lying there hides the table; a
+    shape of the table's own hides nothing."""
+    from vision.plain.background import _work
+    ref = cv2.cvtColor(np.clip(table.mean, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)
+    grey = cv2.cvtColor(_work(frame), cv2.COLOR_BGR2GRAY)
+    if grey.shape != ref.shape:
+        return True
+    scale = grey.shape[1] / frame.shape[1]
+    mask = np.zeros(grey.shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(outline.corners * scale).astype(np.int32), 1)
+    inner = cv2.erode(mask, np.ones((7, 7), np.uint8)) > 0
+    if not inner.any():
+        return True
+    g, r = grey.astype(np.float32), ref.astype(np.float32)
+    # The camera's exposure may differ (a white card in view): matched over the rest.
+    rest = ~inner
+    ratio = float(np.median((r[rest][::7] + 8) / (g[rest][::7] + 8)))
+    diff = np.abs(g * ratio + 8 * (ratio - 1) - r)
+    return float((diff[inner] >= HIDDEN_GREY).mean()) >= HIDES
+
+
+HIDDEN_GREY = 20
+HIDES = 0.3
+"""See ``_hides_table`` (on the busy tuning tables: cards found lying alone hid 0.49-0.99 of
+their inside, outlines found on the empty table 0.00)."""
 
 
 LIT_AGAIN = 0.02
