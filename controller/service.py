@@ -124,6 +124,7 @@ class TableService:
                 from vision.recognize import load_plain_deck
                 self.reader_deck = load_plain_deck(cfg.path(reader["deck"]))
         self.healthy = True
+        self._live_frame = False       # this pass read a frame from a live camera
         self.stopping = threading.Event()
         self.club = None
         if cfg.club is not None:
@@ -193,7 +194,9 @@ class TableService:
             screen.step(pixels)
 
     def run(self, period: float = 0.03) -> int:
-        """The main loop until SIGTERM/SIGINT (or ``stopping`` is set)."""
+        """The main loop until SIGTERM/SIGINT (or ``stopping`` is set): a pass every
+        ``period`` seconds, or, with a live camera (a source whose ``live`` is true), a
+        pass for each of its frames as soon as it arrives."""
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
                 signal.signal(sig, lambda *_: self.stopping.set())
@@ -203,7 +206,13 @@ class TableService:
         self.notifier.notify(f"READY=1\nSTATUS=table {status}")
         while not self.stopping.is_set():
             t0 = self.monotonic()
+            self._live_frame = False
             self.step()
+            if self._live_frame:
+                # A live camera's read() waits for its next frame, which paces the loop: a
+                # pause here as well would leave each new frame waiting (up to a frame
+                # period) before it is read, and the card laid later on the screen.
+                continue
             rest = period - (self.monotonic() - t0)
             if rest > 0:
                 self.stopping.wait(rest)
@@ -243,6 +252,7 @@ class TableService:
             elif self.open_camera is not None:
                 self._camera_lost("no picture")
             return
+        self._live_frame = bool(getattr(self.camera, "live", False))
         sightings = recognize(frame, mode=self.cfg.vision["mode"], zones=self.zones,
                               deck=self.deck, decoder=self.cfg.vision["decoder"], refusals=True,
                               table=self.table)

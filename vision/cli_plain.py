@@ -51,7 +51,8 @@ def _fail(message: str, status: int = 2) -> int:
 
 def _calibrate_deck(args) -> int:
     from vision.deck_calibration import (CalibrationError, calibrate_from_dir, calibrate_live,
-                                         close_pairs, fresh_views, self_check)
+                                         _pictures, close_pairs, fresh_views, self_check)
+    from vision.plain.calibration import refuse_miscut
     if not args.out:
         return _fail("give --out FILE for the deck's templates (e.g. --out my-deck.npz)")
     out = Path(args.out)
@@ -62,6 +63,10 @@ def _calibrate_deck(args) -> int:
     try:
         if args.from_dir:
             deck = calibrate_from_dir(args.from_dir, name=args.name)
+            # A face cut from a wrong outline is refused, naming its photo (see
+            # vision.plain.calibration.miscut_faces).
+            refuse_miscut(dict(zip(deck.cards, deck.faces, strict=True)), deck.aspect,
+                          photos={c: p.name for c, p in _pictures(Path(args.from_dir))[0].items()})
             check = self_check(deck, fresh_views(args.from_dir, deck))
             how = "from other views (more photos of a card, or each photo turned, moved and relit)"
         elif args.camera is not None or args.picamera or args.frames:

@@ -28,6 +28,10 @@ class CameraError(RuntimeError):
 class FrameSource:
     """Base of all sources: ``read()``, ``close()``, and ``with`` support."""
 
+    live = False
+    """True for a camera whose ``read()`` waits for its next frame (the table service then
+    reads each frame as it arrives); recordings are read at the service's own pace."""
+
     def read(self) -> Optional[np.ndarray]:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -52,6 +56,8 @@ class FrameSource:
 class OpenCVCameraSource(FrameSource):
     """A V4L2/USB camera through OpenCV (``device`` is an index like 0 or a path like
     ``/dev/video0``)."""
+
+    live = True
 
     def __init__(self, device=0, width: Optional[int] = None, height: Optional[int] = None,
                  fps: Optional[int] = None, capture_factory=None):
@@ -88,6 +94,8 @@ class PiCameraSource(FrameSource):
     """The Raspberry Pi camera through picamera2 (imported only here; on Raspberry Pi OS
     install it with ``sudo apt install python3-picamera2``). ``module`` lets tests pass
     a stand-in for the picamera2 module."""
+
+    live = True
 
     def __init__(self, width: int = 1280, height: int = 720, camera_num: int = 0, module=None):
         if module is None:

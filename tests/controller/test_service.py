@@ -165,6 +165,44 @@ def test_camera_lost_is_shown_and_spoken_then_recovers(tmp_path):
     assert "camera" in svc.faults and svc.camera is None
 
 
+class CountedCamera:
+    """A camera of blank frames that stops the service after ``n`` reads; ``live`` as given."""
+
+    def __init__(self, live, n=5):
+        self.live, self.n, self.reads, self.service = live, n, 0, None
+
+    def read(self):
+        import numpy as np
+        self.reads += 1
+        if self.reads >= self.n:
+            self.service.stopping.set()
+        return np.zeros((480, 640, 3), np.uint8)
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("live", [True, False])
+def test_a_live_camera_paces_the_loop_and_a_recording_is_read_at_the_loops_pace(tmp_path, live):
+    # A live camera's read() waits for its next frame: a pause after each pass as well
+    # would leave every new frame (a card just laid) waiting up to a frame period.
+    import threading
+    cam = CountedCamera(live)
+    svc, _ = make_service(tmp_path, camera=cam)
+    cam.service = svc
+    waits = []
+    real_wait = svc.stopping.wait
+    svc.stopping.wait = lambda timeout=None: waits.append(timeout) or real_wait(timeout)
+    loop = threading.Thread(target=svc.run, kwargs={"period": 0.01}, daemon=True)
+    loop.start()
+    loop.join(timeout=30)
+    assert not loop.is_alive() and cam.reads == cam.n
+    if live:
+        assert waits == []
+    else:
+        assert len(waits) >= cam.n - 1 and all(0 < w <= 0.01 for w in waits)
+
+
 def test_a_broken_log_stops_the_watchdog(tmp_path):
     from controller.log import LogError
 

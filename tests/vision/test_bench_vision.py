@@ -128,6 +128,36 @@ def test_the_latency_of_a_stickered_card_through_the_service_is_measured(need_ar
     assert 2000 / vl.FPS - 5 < r["latency_ms"] < 1500
 
 
+def test_the_latency_bench_on_the_services_cpu_clock_with_a_hand_that_withdraws(need_art, tmp_path):
+    from bench import vision_latency as vl
+    from vision.synth import compose_frame
+    from vision.zones import MatLayout, calibrate
+    rng = np.random.default_rng(6)
+    s = vs.draw_session(rng, "tuning", size=(640, 480), surface="cloth:green", design="standard")
+    layout = MatLayout.a3()
+    s.camera.update(px_per_mm=0.9 * min(640 / layout.width_mm, 480 / layout.height_mm),
+                    look_at=(210.0, 148.5), tilt_deg=2.0, roll_deg=0.0)
+    s.markers = True
+    # The hand's frames: each new (the hand further back), unlike the same hand shot again.
+    moving = vl.trial_frames(s, np.random.default_rng(1), "QH", True, hand="moving")
+    still = vl.trial_frames(s, np.random.default_rng(1), "QH", True, hand="still")
+    first = vl.LAID_AT - vl.HAND_FRAMES
+
+    def change(frames):            # the share of pixels that changed by more than sensor noise
+        return [float((np.abs(frames[i + 1].astype(int) - frames[i]).max(axis=2) > 40).mean())
+                for i in range(first, vl.LAID_AT - 1)]
+    assert min(change(moving)) > 0.005 and max(change(still)) < 0.0005
+    empty, _ = compose_frame([], size=s.size, rng=rng, **s.conditions())
+    calibrate(empty).save(tmp_path / "zones.json")
+    r = vl.run_trial(s, rng, "sticker", tmp_path / "zones.json", None, "QH", clock=vl.CpuClock())
+    assert r["read"]
+    # On the service's own clock the frames come at their times: the still card's first
+    # frame is read once it has come, and the play is never sooner than two frame periods.
+    step = next(st for st in r["steps"] if st[0] == vl.LAID_AT)
+    assert step[1] == 0.0 and step[3] >= 0.0
+    assert 2000 / vl.FPS - 1 < r["latency_ms"] < 1500
+
+
 def test_the_speed_bench_times_and_scores_the_same_frames_again_after_keeping_them(need_art, tmp_path, capsys):
     from bench import vision_speed as vsp
     from bench.plain_tuning.scenes import art_deck

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from typing import Optional
 
+import cv2
 import numpy as np
 
 from vision.plain.background import TableModel
-from vision.plain.find import find_outlines, top_level
+from vision.plain.find import (MIN_LONG_SIDE, PHOTO_CARD, REGION_GROWTH, WORK_WIDTH, _hull_quad, _merge, _verify,
+                               clockwise, find_outlines, quad_shape, top_level)
 from vision.plain.straighten import face_of
 
 ASPECT_RANGE = (0.55, 0.82)
@@ -29,6 +31,8 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
     """The one card lying in a frame (an Outline), or a CalibrationError saying what was
     seen instead. With ``table`` (the empty table learnt), edges of the table are ignored."""
     outlines = top_level(find_outlines(frame, None, table=table))
+    if not outlines and table is None:
+        outlines = paper_outlines(frame)
     if not outlines:
         raise NoCardFound(f"{what}: no card found in it; lay one card alone, face up and "
                                "whole, in view of the camera (at least 60 px long)")
@@ -38,6 +42,55 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
         if len(outlines) > 1:
             raise CalibrationError(f"{what}: {len(outlines)} cards found; lay one card at a time")
     return outlines[0]
+
+
+PAPER_LEVELS = (99.5, 99.0, 98.0, 96.0)
+"""Percentiles of a photo's lightness at which its brightest regions are cut (a card's
+paper is the brightest thing in a photo of one card, a few per cent of it)."""
+
+
+def paper_outlines(frame: np.ndarray, min_long: float = MIN_LONG_SIDE) -> list:
+    """Outlines of the brightest card-shaped regions of a single photo, each checked as
+    any other outline (refined, the step of its sides, its shape): a card on a surface
+    so busy (terrazzo's chips, a carpet's loops touching its edge) that neither its
+    edges nor its region unlike the surface make a card's shape, while its paper is the
+    brightest thing in the photo. Only where ``find_outlines`` found no card in it."""
+    # Our own proposer, kept out of find.py's general finder: it assumes one light card
+    # alone in the photo, true of a calibration photo and of no frame in play.
+    h, w = frame.shape[:2]
+    scale = min(1.0, WORK_WIDTH / w)
+    work = cv2.resize(frame, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    light = cv2.GaussianBlur(cv2.cvtColor(work, cv2.COLOR_BGR2Lab)[:, :, 0].astype(np.float32), (0, 0), 1.0)
+    eh, ew = light.shape
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    rough = []
+    for level in PAPER_LEVELS:
+        m = (light >= np.percentile(light, level)).astype(np.uint8)
+        # The print closed over, holes filled, thin bits opened away: the card's shape.
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, k)
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        m[:] = 0
+        cv2.drawContours(m, cs, -1, 1, -1)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, k)
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        for c in cs:
+            x, y, cw, ch = cv2.boundingRect(c)
+            if cw * ch < (min_long * scale) ** 2 * 0.4 or x <= 0 or y <= 0 or x + cw >= ew or y + ch >= eh:
+                continue
+            q = _hull_quad(cv2.convexHull(c), c)
+            if q is not None:
+                rough.append(q / scale)
+    if not rough:
+        return []
+    quads = clockwise(np.stack(rough).astype(np.float32))
+    ratio, long_side, _ = quad_shape(quads)
+    quads = quads[(ratio > 0.45) & (long_side >= min_long)]
+    if len(quads) == 0:
+        return []
+    centre = quads.mean(axis=1, keepdims=True)
+    quads = np.concatenate([centre + (quads - centre) * f for f in REGION_GROWTH])
+    return top_level(_merge(_verify(frame, quads, None, min_long, reach=float(np.clip(2.0 / scale, 3, 8)),
+                                    free=PHOTO_CARD)))
 
 
 def check_shapes(faces: dict, sizes: dict) -> tuple:
@@ -69,3 +122,118 @@ def face_and_size(frame: np.ndarray, table: Optional[TableModel] = None, what: s
     """(upright face, long side over the frame's height) of the lone card in a frame."""
     o = lone_card(frame, table, what)
     return face_of(frame, o.corners), o.long_side / frame.shape[0]
+
+
+MISCUT_FIT = 0.5
+"""Least correlation, both ways, of the fit laying one twin's face on the other's (same
+rank and colour) from which the two are taken for the same print, so that the fit says
+something about their outlines. (A face cut wrongly still fitted its twin by 0.51-0.54
+in some cases; no two well-cut twins of the tuning decks fitted by 0.45-0.6 with a move
+above ``MISCUT_MOVE``.)"""
+MISCUT_FIT_OTHER = 0.7
+"""The same for two faces of a rank in the other colour: their signs differ in shape
+(hearts against spades, an ace of clubs' large sign against an ace of hearts'), and the
+fit, drawn by them, strays further (well-cut aces across colours fitted by 0.6-0.65 with
+moves up to 0.12 on tuning decks)."""
+MISCUT_MOVE = 0.09
+"""Largest median move of a face's corners (share of its height) by which the fits lay it
+on the other faces of its rank when it was cut at the card's own outline. On tuning decks
+(80 calibrated live, 36 from photos) well-cut faces stayed at 0.081 or less; faces cut from
+a wrong outline that the shape check passed were at 0.097-0.22."""
+
+
+def miscut_faces(faces: dict, aspect: float) -> dict:
+    """The faces cut from a wrong outline (a corner found out on the table, an outline
+    cut off the card), ``{card: corner move}``. The faces of a rank that are the same
+    print (they fit each other by ``MISCUT_FIT`` both ways, ``MISCUT_FIT_OTHER`` across
+    colours) are laid on each other by an affine fit: faces cut at the card's own outline
+    need no more than a slip (their corners moved by ``MISCUT_MOVE`` of the height at
+    most), a face cut from another outline needs a reshape or a large shift against
+    every well-cut one. The face whose median move against the others is largest, when
+    above ``MISCUT_MOVE``, is named and left out, and so on; two faces that fit only
+    each other so, with no third to tell which is right, are both named.
+
+    Its template would not tell the card from its look-alikes: the card is to be taken
+    again. A deck whose faces all agree gives ``{}``.
+    """
+    from vision.plain.deck import canonical
+    from vision.plain.read import Face
+
+    sharp = {c: Face.of(canonical(f, aspect)).sharp for c, f in faces.items()}
+    out = {}
+    ranks = {}
+    for c in sharp:
+        ranks.setdefault(_rank_of(c), []).append(c)
+    for cards in ranks.values():
+        moves = {}
+        for i, a in enumerate(cards):
+            for b in cards[i + 1:]:
+                fit, move = _fit_both_ways(sharp[a], sharp[b])
+                if fit >= (MISCUT_FIT if _red(a) == _red(b) else MISCUT_FIT_OTHER):
+                    moves[a, b] = moves[b, a] = move
+        left = [c for c in cards if any((c, b) in moves for b in cards)]
+        while True:
+            # A face's median move: one mate cut wrongly does not make a sound face look
+            # cut wrongly (and the worst face goes first).
+            median = {c: float(np.median(m)) for c in left
+                      if (m := [moves[c, b] for b in left if (c, b) in moves])}
+            if not median:
+                break
+            worst = max(median, key=median.get)
+            if median[worst] <= MISCUT_MOVE:
+                break
+            out[worst] = median[worst]
+            left.remove(worst)
+            mates = [b for b in left if (worst, b) in moves]
+            if len(mates) == 1 and median.get(mates[0]) == median[worst]:
+                out[mates[0]] = median[worst]       # which of the two cannot be told
+                left.remove(mates[0])
+    return out
+
+
+def refuse_miscut(faces: dict, aspect: float, photos: Optional[dict] = None) -> None:
+    """A CalibrationError naming each face cut from a wrong outline (:func:`miscut_faces`)
+    and asking for it again: its photo (``photos``: ``{card: file name}``), or the card
+    shown again through the camera. Nothing when every face agrees with its rank's."""
+    bad = miscut_faces(faces, aspect)
+    if not bad:
+        return
+    named = ", ".join(f"{photos[c]} ({c})" if photos and c in photos else str(c) for c in sorted(bad, key=str))
+    again = ("take these photos again, the card flat and alone, the camera straight above it"
+             if photos else "calibrate again, each card flat, alone and still")
+    raise CalibrationError(f"these cards were not found at their own outline (their face fits the others "
+                           f"of their rank only reshaped or moved by {max(bad.values()):.0%} of its height: "
+                           f"a corner found on the table, or the card cut off): {named}; {again}")
+
+
+def _rank_of(card) -> str:
+    return str(card)[:-1]
+
+
+def _red(card) -> bool:
+    return str(card)[-1] in "HD"
+
+
+def _fit_both_ways(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
+    """(the lower correlation of the fits laying ``b`` on ``a`` and ``a`` on ``b``, the
+    larger move of a corner they need, share of the height), ``b`` either way up (the
+    better fit)."""
+    from vision.plain.read import _fit
+
+    best = (0.0, np.inf)
+    for b in (sharp_b, sharp_b[::-1, ::-1]):
+        (f1, w1), (f2, w2) = _fit(sharp_a, b), _fit(b, sharp_a)
+        fit = min(float(f1), float(f2))
+        if fit > best[0]:
+            best = (fit, max(_corner_move(w1, sharp_a.shape), _corner_move(w2, sharp_a.shape)))
+    return best
+
+
+def _corner_move(warp, shape) -> float:
+    """The largest distance a corner of a face is moved by an affine fit, share of the
+    face's height (infinite when the fit failed)."""
+    if warp is None:
+        return float("inf")
+    h, w = shape
+    c = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    return float(np.linalg.norm(c @ warp[:, :2].T + warp[:, 2] - c, axis=1).max()) / h
