@@ -94,8 +94,9 @@ def calibrate_through_camera(session, rng, cards=DECK, stable: int = 5):
     # Each card the reader asked for after the first means one taken; a failed pass
     # returns no faces, so count the reader's requests.
     taken = len(faces) if deck is not None else max(0, min(cam.asked, len(cards) + 1) - 1)
-    return deck, {"ok": deck is not None, "error": error, "cards_taken": taken,
-                  "frames": cam.frames, "cpu_s": round(time.process_time() - t0, 2)}
+    read_back = len(deck.check["ok"]) if deck is not None and getattr(deck, "check", None) else None
+    return deck, {"ok": deck is not None, "error": error, "cards_taken": taken, "read_back": read_back,
+                  "said": list(cam.messages), "asked": len(cam.messages), "frames": cam.frames, "cpu_s": round(time.process_time() - t0, 2)}
 
 
 def _sighting(s) -> dict:
@@ -267,14 +268,24 @@ def plan(design_groups, splits, sessions_per_cell: int, seed: int, groups=None):
         for split in splits:
             # Cells are seeded by their place in the full plan, so that a run of a few
             # groups draws the same sessions as the full run.
-            for gi, g in enumerate(vs.SURFACES[split]):
+            if split == "busy":
+                # The tuning tools' own busy surfaces, under the tuning split's camera.
+                from bench.plain_tuning.textures import KINDS
+                cells = {"busy": tuple(f"tune:{k}" for k in KINDS)}
+            else:
+                cells = vs.SURFACES[split]
+            for gi, g in enumerate(cells):
                 if groups is not None and g not in groups:
                     continue
-                rng = np.random.default_rng([seed, list(DESIGN_GROUPS).index(dg), vs.SPLITS.index(split), gi])
+                rng = np.random.default_rng([seed, list(DESIGN_GROUPS).index(dg), (*vs.SPLITS, "busy").index(split), gi])
                 for k in range(sessions_per_cell):
                     design = designs[(k + gi) % len(designs)]
                     size = SIZES[(k + gi) % len(SIZES)]
-                    s = vs.draw_session(rng, split, g, size=size, design=design)
+                    if split == "busy":
+                        s = vs.draw_session(rng, "tuning", size=size, design=design,
+                                            surface=str(rng.choice(cells[g])))
+                    else:
+                        s = vs.draw_session(rng, split, g, size=size, design=design)
                     out.append((dg, split, g, s, int(rng.integers(1 << 30))))
     return out
 
@@ -296,7 +307,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--designs", default="kde-tuning,kde-validation,npm",
                     help="design groups: kde-tuning, kde-validation, npm")
-    ap.add_argument("--splits", default="tuning,validation", help="surface/camera splits")
+    ap.add_argument("--splits", default="tuning,validation",
+                    help="surface/camera splits: tuning, validation, busy (the tuning tools' own busy "
+                         "surfaces: carpet, grained wood, a woven mat, terrazzo; kde-tuning only)")
     ap.add_argument("--groups", help="only these surface groups (cloth, felt, wood, mat, white-mat, patterned, photo)")
     ap.add_argument("--sessions", type=int, default=3, help="sessions per design group, split and surface group")
     ap.add_argument("--frames", type=int, default=6, help="frames of each kind per session")
@@ -346,6 +359,14 @@ def main(argv=None) -> int:
     kinds = [k for k in args.kinds.split(",") if k]
     splits = [s for s in args.splits.split(",") if s]
     groups = args.groups.split(",") if args.groups else None
+    if "busy" in splits:
+        if "kde-tuning" not in dgs or len(dgs) > 1:
+            print("the busy split is for tuning: use it with --designs kde-tuning only", file=sys.stderr)
+            return 2
+        import contextlib
+        from bench.plain_tuning import textures
+        busy = contextlib.ExitStack()           # tune:<kind> surfaces, for this run (kept open)
+        busy.enter_context(textures.registered())
     sessions = plan(dgs, splits, args.sessions, args.seed, groups)
     print(f"seed {args.seed}: {len(sessions)} sessions, {args.frames} frames of each kind "
           f"({', '.join(kinds)}) per session; one live calibration pass per session", flush=True)
@@ -368,7 +389,8 @@ def main(argv=None) -> int:
         clean_n = sum(res[k].n["in_view"] for k in kinds if k in CLEAN_KINDS)
         print(f"  [{i + 1}/{len(sessions)}] {dg:14s} {split:10s} {g:9s} {s.design:22s} {s.surface:26s} "
               f"{s.size[0]}x{s.size[1]} card {s.card_px():3.0f}px  calibration "
-              f"{'ok' if cal['ok'] else 'FAILED'} ({cal['cards_taken']}/24, {cal['frames']} frames)  "
+              f"{'ok' if cal['ok'] else 'FAILED'} ({cal['cards_taken']}/24, {cal['frames']} frames, "
+              f"{cal['asked']} asked, read back {cal['read_back']})  "
               f"clean {clean}/{clean_n}  wrong {sum(res[k].n['wrong'] for k in kinds)}  "
               f"({time.time() - t_start:.0f}s)", flush=True)
     rows = report(cells, kinds)

@@ -9,18 +9,24 @@ its own picture or of the table instead of the card's edge, the usual cause of a
 read back as its look-alike.
 
     python -m bench.plain_tuning.calibrations --group mat --seeds 30,31,32,33
+    python -m bench.plain_tuning.calibrations --group busy --seeds 500   # the tools' own busy textures
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 
 import cv2
 import numpy as np
 
 from bench import vision_sets as vs
+from bench.plain_tuning import textures
 from bench.vision_plain import SIZES, calibrate_through_camera
 
+BUSY = tuple(f"tune:{k}" for k in textures.KINDS)
+"""The ``busy`` group: the tuning tools' own busy surfaces (carpet, grained wood, a woven
+mat, terrazzo), under the tuning split's camera."""
 ODD = 0.04
 """A face whose width/height differs from the deck's median by more than this is reported."""
 
@@ -38,7 +44,9 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
 
     rows = []
     dc.self_check = keep
+    busy = textures.registered() if group == "busy" else contextlib.nullcontext()
     try:
+        busy.__enter__()
         for seed in seeds:
             if 1000 <= seed < 2000 or seed >= 5000:
                 raise ValueError(f"seed {seed} is a report seed: tune with seeds below 1000")
@@ -46,13 +54,20 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
                 k = vs.TUNING_DESIGNS.index(design)      # the same session whichever designs run
                 size = SIZES[(seed + k) % 2]
                 rng = np.random.default_rng([seed, 77, k])
-                s = vs.draw_session(rng, "tuning", group, size=size, design=design)
+                if group == "busy":
+                    s = vs.draw_session(rng, "tuning", size=size, design=design,
+                                        surface=str(rng.choice(BUSY)))
+                else:
+                    s = vs.draw_session(rng, "tuning", group, size=size, design=design)
                 seen.clear()
                 t0 = time.process_time()
                 deck, cal = calibrate_through_camera(s, np.random.default_rng(int(rng.integers(1 << 30))))
                 row = {"seed": seed, "design": design, "surface": s.surface, "size": size,
                        "card_px": round(s.card_px()), "ok": deck is not None, "error": cal["error"],
-                       "cpu_s": round(time.process_time() - t0, 1), "not_read_back": {}, "odd_faces": {}}
+                       "cpu_s": round(time.process_time() - t0, 1), "frames": cal["frames"],
+                       "retakes": sum(" again," in m for m in cal["said"]),
+                       "moves": sum("move it" in m for m in cal["said"]),
+                       "not_read_back": {}, "odd_faces": {}}
                 if "deck" in seen:
                     d = seen["deck"]
                     shape = np.array([f.shape[1] / f.shape[0] for f in d.faces])
@@ -62,17 +77,19 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
                     row["not_read_back"] = {str(c): why for c, why in seen["check"]["bad"].items()}
                 rows.append(row)
                 log(f"{seed} {design:13s} {s.surface:24s} {size[0]}x{size[1]} card {row['card_px']}px "
-                    f"{'ok  ' if row['ok'] else 'FAIL'} {(row['error'] or '')[:110]}")
+                    f"{'ok  ' if row['ok'] else 'FAIL'} {row['frames']} frames, {row['retakes']} retakes, "
+                    f"{row['moves']} moves, {row['cpu_s']} s {(row['error'] or '')[:110]}")
                 if row["not_read_back"] or row["odd_faces"]:
                     log(f"     not read back: {row['not_read_back']}  odd faces: {row['odd_faces']}")
     finally:
         dc.self_check = check
+        busy.__exit__(None, None, None)
     return rows
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat")
+    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy")
     ap.add_argument("--seeds", default="30,31,32,33", help="below 1000: tuning")
     ap.add_argument("--designs", default=",".join(vs.TUNING_DESIGNS))
     args = ap.parse_args(argv)
@@ -84,7 +101,7 @@ def main(argv=None):
     seeds = [int(s) for s in args.seeds.split(",") if s]
     if any(1000 <= s < 2000 or s >= 5000 for s in seeds):
         ap.error("seeds from 1000 to 1999 and from 5000 on are for reports: tune with seeds below 1000")
-    if args.group not in vs.SURFACES["tuning"]:
+    if args.group not in vs.SURFACES["tuning"] and args.group != "busy":
         ap.error(f"not a tuning surface group: {args.group} (choose {', '.join(vs.SURFACES['tuning'])})")
     rows = run(args.group, seeds, designs)
     by = {}

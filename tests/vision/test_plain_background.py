@@ -62,3 +62,40 @@ def test_the_tables_own_edges_stay_except_where_a_card_hides_them(mat_scene):
     assert hidden > 50 and (still[inner] > 0).sum() < 0.1 * hidden
     far = cv2.dilate(card, np.ones((41, 41), np.uint8)) == 0
     assert (still[far] > 0).sum() >= 0.95 * (all_edges[far] > 0).sum()
+
+
+@pytest.fixture(scope="module")
+def carpet_scene():
+    from bench.plain_tuning import textures
+    from vision import art
+    if not art.art_available():
+        pytest.skip("KDE card art not installed")
+    # A light-rimmed card on a loop carpet (the tuning tools' own texture).
+    with textures.registered():
+        return scene([place("9S", (210, 150), 15)], seed=11, surface="tune:berber", deck="oxygen-air",
+                     markers=False)
+
+
+def test_a_card_on_a_loop_carpet_differs_from_the_learnt_carpet(carpet_scene):
+    import cv2
+    frame, empty, truth = carpet_scene
+    table = TableModel()
+    table.learn(empty)
+    card = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillConvexPoly(card, np.round(truth[0]["corners"]).astype(np.int32), 1)
+    fg = table.foreground(frame, update=False) > 0
+    # Most of the card is foreground (a cell's difference from its neighbours, taken as
+    # how much the carpet may vary, hid all but 1-10% of it), and little beyond it is.
+    assert fg[card > 0].mean() > 0.6
+    assert fg[cv2.dilate(card, np.ones((25, 25), np.uint8)) == 0].mean() < 0.01
+
+
+def test_a_busy_tables_texture_is_not_taken_for_its_lines(carpet_scene, mat_scene):
+    _, empty, _ = carpet_scene
+    carpet = TableModel()
+    carpet.learn(empty)
+    # The carpet's edges cover most of it: ruled out, they would rule out the card's sides.
+    assert carpet.busy and (carpet.table_edges() > 0).mean() < 0.2
+    mat = TableModel()
+    mat.learn(mat_scene[1])
+    assert not mat.busy and (mat.table_edges() > 0).any()

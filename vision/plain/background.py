@@ -46,6 +46,17 @@ THRESHOLD = 4.0
 """A place is foreground when it differs from the table by this many times its spread ..."""
 MIN_DIFFERENCE = 14.0
 """... and by at least this much (YCrCb units, chroma doubled)."""
+SHAKE = ((1, 0), (-1, 0), (0, 1), (0, -1))
+"""Shifts (work px) of the empty table's picture whose effect on its cells is allowed for."""
+BUSY_TABLE = 0.05
+"""A table whose edges (work size, before dilation) cover more than this fraction of it is
+busy: a texture (tuning tables: plain cloth, felt, wood, the printed mats 0.000-0.028;
+carpet, grained wood, a woven mat, terrazzo 0.065-0.42)."""
+DENSE_WINDOW = 41
+DENSE_EDGES = 0.25
+"""On a busy table, places where the table's edges cover more than this fraction of a
+``DENSE_WINDOW``-pixel square are texture: their edges are not the table's lines (a mat's
+lines reach 0.21 there, a loop carpet's or a woven mat's texture 0.33-0.46)."""
 SAME_GREY = 40
 """A pixel differing from the table by more grey levels than this has changed (a mat line
 hidden by a card changes by far more; a card's blur spilling over a line beside it,
@@ -76,6 +87,7 @@ class TableModel:
         self.edges: Optional[np.ndarray] = None     # work-size uint8, dilated
         self.shape: Optional[tuple] = None          # frame (h, w)
         self.updates = 0
+        self._busy = False
 
     @property
     def ready(self) -> bool:
@@ -93,9 +105,15 @@ class TableModel:
             self.coarse = small
             self.shape = frame.shape[:2]
             self.learnt = 1
-            # A patterned cloth varies more from place to place: it may vary more in time too.
-            blur = cv2.blur(small, (3, 3))
-            spread = np.sqrt(((small - blur) ** 2).sum(axis=2)) * 1.5
+            # A patterned cloth's cells change more when the picture moves by a pixel or
+            # two (the camera shakes, the cloth is nudged) than a plain one's: the change
+            # under such a shift is allowed for. (A cell's difference from its neighbours
+            # would be far more than that on a fine texture, a loop carpet, hiding a card.)
+            spread = np.zeros(small.shape[:2], np.float32)
+            for dx, dy in SHAKE:
+                moved = self._coarse(np.roll(work, (dy, dx), axis=(0, 1)))
+                spread = np.maximum(spread, np.sqrt(((small - moved) ** 2).sum(axis=2)))
+            spread *= 1.5
             self.spread = cv2.dilate(np.maximum(spread, MIN_SPREAD), np.ones((3, 3), np.uint8))
         else:
             self.learnt += 1
@@ -115,8 +133,26 @@ class TableModel:
         mean = np.clip(self.mean, 0, 255).astype(np.uint8)
         luma, chroma = edge_map(mean, 1.0)
         both = luma | cv2.resize(chroma, (luma.shape[1], luma.shape[0]), interpolation=cv2.INTER_NEAREST)
+        self._busy = float((both > 0).mean()) > BUSY_TABLE
+        if self._busy:
+            # A busy table (carpet loops, a woven mat, terrazzo): its edges are a texture,
+            # not lines, and cover nearly everything once dilated, so that ruling them out
+            # would rule out every card's side too. Where they are that dense they are left
+            # to the finder (which looks for straight steps along a whole side).
+            dense = cv2.boxFilter((both > 0).astype(np.float32), -1, (DENSE_WINDOW, DENSE_WINDOW)) > DENSE_EDGES
+            both[dense] = 0
         self.edges = cv2.dilate(both, np.ones((3, 3), np.uint8))
         self.grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY)
+
+    @property
+    def busy(self) -> bool:
+        """Whether the table is a busy texture (see ``BUSY_TABLE``): its edges say little
+        about where a card's sides are, its colours more."""
+        if not self.ready:
+            return False
+        if self.edges is None:
+            self._refresh_edges()
+        return self._busy
 
     def table_edges(self, frame: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
         """Where the empty table has edges (uint8, work size), or None before learning.

@@ -593,7 +593,8 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
     (``foreground``, frame size) is not explained by an outline and lies clear of the
     frame's edge (a hand and arm reach in across it) and no larger than a card, the card
     is looked for again with faint edges (``find_outlines(faint=True)``) near it. Frames
-    without such places (every card found, a hand) cost almost nothing more."""
+    without such places (every card found, a hand) cost almost nothing more. On a busy
+    table (``table.busy``) such a place is looked at as a region unlike the table."""
     h, w = foreground.shape[:2]
     k = 4                                  # looked at coarsely: the mask is coarse anyway
     left = np.ascontiguousarray(foreground[::k, ::k])
@@ -620,7 +621,13 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
         near[y0:y1, x0:x1] = 255
     if near is None:
         return outlines
-    found = find_outlines(frame_bgr, aspect, table=table, faint=True, mask=near, **kw)
+    if getattr(table, "busy", False):
+        # On a busy table (carpet, terrazzo) fainter edges are only more of its texture:
+        # the card is looked for as a region unlike the table there instead.
+        found = _merge(region_outlines(frame_bgr, min(1.0, WORK_WIDTH / w), aspect, kw.get("min_long", MIN_LONG_SIDE),
+                                       kw.get("max_long", np.inf), mask=near))
+    else:
+        found = find_outlines(frame_bgr, aspect, table=table, faint=True, mask=near, **kw)
     new = [o for o in found if all(_overlap(o.corners, p.corners) < 0.3 for p in outlines)]
     return _merge(list(outlines) + new) if new else outlines
 
@@ -636,7 +643,11 @@ def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
     side's steps in the frame are compared with the steps at the same places in the
     learnt table's picture. A card hides the table under it, so at most the sides that
     lie along the table's lines are shared; a box printed on the mat shares all four.
-    (The table's edge map misses faint lines: Canny keeps no strong pixel of them.)"""
+    (The table's edge map misses faint lines: Canny keeps no strong pixel of them.)
+    On a busy table (``table.busy``: terrazzo, a loop carpet) the table's picture has
+    steps nearly everywhere, under any card's sides too: all outlines are kept."""
+    if getattr(table, "busy", False):
+        return outlines
     mean = table.mean
     scale = mean.shape[1] / colour.shape[1]
     quads = np.stack([o.corners for o in outlines]).astype(np.float32)
