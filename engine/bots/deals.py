@@ -228,6 +228,10 @@ class PlaySampler:
     def draw(self, rng) -> Optional[list]:
         """Four bitmasks, as ``sample_play``; None if no consistent deal was found."""
         voids = self.voids
+        # rng.sample(allowed, n) written out (its own method for a population this
+        # small: at most 18 cards, at most 5 drawn): the same random numbers and the same
+        # cards, without the general checks, in the innermost loop of Insane's sampling.
+        randbelow = rng._randbelow
         for fixed, need, seats in self.variants:
             for attempt in range(self.tries):
                 left = self.pool[:]
@@ -235,14 +239,16 @@ class PlaySampler:
                 order = seats if attempt == 0 else rng.sample(seats, len(seats))
                 for p in order:
                     v = voids[p]
-                    allowed = [i for i in left if not v >> i & 1] if v else left
+                    allowed = [i for i in left if not v >> i & 1] if v else left[:]
                     n = need[p]
-                    if len(allowed) < n:
+                    size = len(allowed)
+                    if size < n:
                         break
-                    got = rng.sample(allowed, n)
                     m = 0
-                    for i in got:
-                        m |= 1 << i
+                    for k in range(n):
+                        j = randbelow(size - k)
+                        m |= 1 << allowed[j]
+                        allowed[j] = allowed[size - k - 1]
                     hands[p] |= m
                     left = [i for i in left if not m >> i & 1]
                 else:

@@ -28,7 +28,7 @@ from engine.bots.models import ALONE_CURVE, BID_CURVES, PLAY_WEIGHTS
 from engine.bots.search import SearchBot, _thresholds, _utility, hand_points, play_values
 from engine.bots.solver import Solver
 from engine.cards import (DECK, EFFECTIVE_SUIT, POWER, SEAT_NAMES, SEATS, SUIT_MASK, SUIT_NAMES,
-                          SUITS, Card, cards_of, mask_of, partner, trick_winner_index)
+                          SUITS, Card, mask_of, partner, trick_winner_index)
 from engine.hand import Action
 
 CANDIDATE_WORK = 30
@@ -299,7 +299,7 @@ class InsaneBot(SearchBot):
         def seat_weight(q, now, dealt_mask):
             lw = 0.0
             if bids is not None:
-                lw += bw * bids.log_likelihood(SEATS[q], cards_of(dealt_mask))
+                lw += bw * bids.log_likelihood_of(SEATS[q], dealt_mask)
             if plays is not None:
                 lw += pw * plays.log_likelihood(q, now)
             return lw
