@@ -237,6 +237,7 @@ class PlaySampler:
                 left = self.pool[:]
                 hands = list(fixed)
                 order = seats if attempt == 0 else rng.sample(seats, len(seats))
+                last = order[-1] if order else -1
                 for p in order:
                     v = voids[p]
                     allowed = [i for i in left if not v >> i & 1] if v else left[:]
@@ -250,7 +251,8 @@ class PlaySampler:
                         m |= 1 << allowed[j]
                         allowed[j] = allowed[size - k - 1]
                     hands[p] |= m
-                    left = [i for i in left if not m >> i & 1]
+                    if p != last:
+                        left = [i for i in left if not m >> i & 1]
                 else:
                     return hands
         # Only after a revoke nobody caught: drop the voids rather than fail.

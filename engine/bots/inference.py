@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 
+from engine.bots.medium import ORDER_AT, bid_estimate, estimate
 from engine.cards import EFFECTIVE_SUIT, POWER, SAME_COLOUR, SEATS, SUIT_MASK, SUITS, cards_of
 
 MEMO_LIMIT = 200_000
@@ -454,9 +455,12 @@ class PlayEvidence:
         log_prob = self.model.log_prob
         for ctx, memo in self._scored.get(seat, ()):
             hand |= 1 << ctx.card
-            lp = memo.get(hand)
+            # A player who could follow suit chose among its cards of the suit led, and
+            # nothing else in its hand changes the odds: remember them by those cards.
+            key = hand & ctx.follow or hand
+            lp = memo.get(key)
             if lp is None:
-                lp = memo[hand] = log_prob(ctx, hand)
+                lp = memo[key] = log_prob(ctx, hand)
             total += lp
         return total
 
@@ -487,7 +491,6 @@ class BidModel:
     width)``, P(bid) = sigmoid((estimate - threshold) / width)."""
 
     def __init__(self, curves: dict, alone: tuple):
-        from engine.bots.medium import ORDER_AT
         # Medium's own threshold wherever the fitted data had too few decisions.
         self.curves = {(r, s): curves.get((r, s), (ORDER_AT, 0.35)) for r in (1, 2) for s in range(4)}
         self.alone = alone
@@ -557,7 +560,6 @@ class BidEvidence:
     def log_likelihood(self, seat: str, cards) -> float:
         """log P(``seat``'s bids and passes | it was dealt ``cards``). For a dealer who
         took the up-card, ``cards`` may be its hand after the discard, up-card included."""
-        from engine.bots.medium import bid_estimate, estimate
         model, up = self.model, self.up
         total = 0.0
         for stage, rel, words, stuck in self.by_seat.get(seat, ()):
