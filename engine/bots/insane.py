@@ -31,11 +31,11 @@ from engine.cards import (DECK, EFFECTIVE_SUIT, POWER, SEAT_NAMES, SEATS, SUIT_M
                           SUITS, Card, mask_of, partner, trick_winner_index)
 from engine.hand import Action
 
-CANDIDATE_WORK = 30
+CANDIDATE_WORK = 19
 """Work units (solver nodes) charged for drawing and weighing one candidate deal."""
 REPLAY_WORK = 150
 """Work units charged for bringing an imagined deal to a bidding decision and bidding on."""
-ROLLOUT_WORK = 120
+ROLLOUT_WORK = 76
 """Work units charged for one playout of a hand by the play model."""
 
 
