@@ -228,10 +228,12 @@ class PlaySampler:
     def draw(self, rng) -> Optional[list]:
         """Four bitmasks, as ``sample_play``; None if no consistent deal was found."""
         voids = self.voids
-        # rng.sample(allowed, n) written out (its own method for a population this
-        # small: at most 18 cards, at most 5 drawn): the same random numbers and the same
-        # cards, without the general checks, in the innermost loop of Insane's sampling.
-        randbelow = rng._randbelow
+        # rng.sample(allowed, n) written out, with its _randbelow (random.Random's own
+        # methods for a population this small: at most 18 cards, at most 5 drawn): the
+        # same random numbers and the same cards without two calls a card, in the
+        # innermost loop of Insane's sampling. tests/bots/test_fast_paths.py checks the
+        # cards against rng.sample's.
+        getrandbits = rng.getrandbits
         for fixed, need, seats in self.variants:
             for attempt in range(self.tries):
                 left = self.pool[:]
@@ -247,9 +249,13 @@ class PlaySampler:
                         break
                     m = 0
                     for k in range(n):
-                        j = randbelow(size - k)
+                        below = size - k
+                        bits = below.bit_length()
+                        j = getrandbits(bits)
+                        while j >= below:
+                            j = getrandbits(bits)
                         m |= 1 << allowed[j]
-                        allowed[j] = allowed[size - k - 1]
+                        allowed[j] = allowed[below - 1]
                     hands[p] |= m
                     if p != last:
                         left = [i for i in left if not m >> i & 1]

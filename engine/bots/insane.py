@@ -32,7 +32,10 @@ from engine.cards import (DECK, EFFECTIVE_SUIT, POWER, SEAT_NAMES, SEATS, SUIT_M
 from engine.hand import Action
 
 CANDIDATE_WORK = 19
-"""Work units (solver nodes) charged for drawing and weighing one candidate deal."""
+"""Work units charged for drawing and weighing one candidate deal (each unit the CPU time
+of a node of the first solver; measured in Insane's decisions by ``bench.solver_speed``,
+like ``ROLLOUT_WORK``: drawing and weighing got cheaper, so they count less and the
+same budget buys more deals in the same time)."""
 REPLAY_WORK = 150
 """Work units charged for bringing an imagined deal to a bidding decision and bidding on."""
 ROLLOUT_WORK = 76
