@@ -293,7 +293,7 @@ def card_scores(w, ctx: PlayContext, hand: int, legal: int, cards) -> list:
         powers = [power[j] for j in cards]
         lo, hi = min(powers), max(powers)
         is_trump = led == t
-        for i, p in zip(cards, powers):
+        for i, p in zip(cards, powers, strict=True):
             ws = []
             if p == 13:
                 ws.append(w[_RIGHT])
