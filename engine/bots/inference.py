@@ -436,16 +436,20 @@ class PlayEvidence:
     def __init__(self, model: PlayModel, view):
         self.model = model
         self.by_seat: dict = {}
-        memo = model.memo
-        if sum(len(m) for m in memo.values()) > MEMO_LIMIT:
-            memo.clear()
+        # The model keeps the memos of this view's plays only (those of an earlier hand
+        # are never asked again), and forgets them all if they grow too many.
+        old = model.memo
+        if sum(len(m) for m in old.values()) > MEMO_LIMIT:
+            old = {}
+        memo = model.memo = {}
         # Per seat, its plays latest first, each with the memo of its log_prob by hand.
         self._scored: dict = {}
         for ctx in play_contexts(view):
             self.by_seat.setdefault(ctx.seat, []).append(ctx)
             # Everything log_prob reads of the context (is_maker is not read).
             key = (ctx.trump, ctx.seat, ctx.card, ctx.trick, ctx.gone, ctx.maker_side, ctx.last)
-            self._scored.setdefault(ctx.seat, []).insert(0, (ctx, memo.setdefault(key, {})))
+            memo[key] = old.get(key) or {}
+            self._scored.setdefault(ctx.seat, []).insert(0, (ctx, memo[key]))
 
     def log_likelihood(self, seat: int, hand_now: int) -> float:
         """log P(every card ``seat`` played | it holds ``hand_now`` now): at each play
@@ -535,14 +539,17 @@ class BidEvidence:
                 stage = 3
             elif stage == 1 and words[0] == "pass" and rel == 0:
                 stage = 2
-        memo = model.memo
-        if sum(len(m) for m in memo.values()) > MEMO_LIMIT:
-            memo.clear()
-        # Everything log_likelihood reads, per seat.
-        self._memos = {
-            seat: memo.setdefault((seat, self.up.index, self.dealer, self.forbid, self.trump,
-                                   tuple((st, rel, tuple(words), stuck) for st, rel, words, stuck in bids)), {})
-            for seat, bids in self.by_seat.items()}
+        # As PlayEvidence: the model keeps the memos of this view's bids only.
+        old = model.memo
+        if sum(len(m) for m in old.values()) > MEMO_LIMIT:
+            old = {}
+        memo = model.memo = {}
+        self._memos = {}
+        for seat, bids in self.by_seat.items():
+            # Everything log_likelihood reads, per seat.
+            key = (seat, self.up.index, self.dealer, self.forbid, self.trump,
+                   tuple((st, rel, tuple(words), stuck) for st, rel, words, stuck in bids))
+            memo[key] = self._memos[seat] = old.get(key) or {}
 
     def seats(self):
         return self.by_seat.keys()
