@@ -228,23 +228,37 @@ class PlaySampler:
     def draw(self, rng) -> Optional[list]:
         """Four bitmasks, as ``sample_play``; None if no consistent deal was found."""
         voids = self.voids
+        # rng.sample(allowed, n) written out, with its _randbelow (random.Random's own
+        # methods for a population this small: at most 18 cards, at most 5 drawn): the
+        # same random numbers and the same cards without two calls a card, in the
+        # innermost loop of Insane's sampling. tests/bots/test_fast_paths.py checks the
+        # cards against rng.sample's.
+        getrandbits = rng.getrandbits
         for fixed, need, seats in self.variants:
             for attempt in range(self.tries):
                 left = self.pool[:]
                 hands = list(fixed)
                 order = seats if attempt == 0 else rng.sample(seats, len(seats))
+                last = order[-1] if order else -1
                 for p in order:
                     v = voids[p]
-                    allowed = [i for i in left if not v >> i & 1] if v else left
+                    allowed = [i for i in left if not v >> i & 1] if v else left[:]
                     n = need[p]
-                    if len(allowed) < n:
+                    size = len(allowed)
+                    if size < n:
                         break
-                    got = rng.sample(allowed, n)
                     m = 0
-                    for i in got:
-                        m |= 1 << i
+                    for k in range(n):
+                        below = size - k
+                        bits = below.bit_length()
+                        j = getrandbits(bits)
+                        while j >= below:
+                            j = getrandbits(bits)
+                        m |= 1 << allowed[j]
+                        allowed[j] = allowed[below - 1]
                     hands[p] |= m
-                    left = [i for i in left if not m >> i & 1]
+                    if p != last:
+                        left = [i for i in left if not m >> i & 1]
                 else:
                     return hands
         # Only after a revoke nobody caught: drop the voids rather than fail.

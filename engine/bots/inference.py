@@ -20,7 +20,12 @@ from __future__ import annotations
 
 import math
 
-from engine.cards import EFFECTIVE_SUIT, POWER, SAME_COLOUR, SEATS, SUIT_MASK, SUITS
+from engine.bots.medium import ORDER_AT, bid_estimate, estimate
+from engine.cards import EFFECTIVE_SUIT, POWER, SAME_COLOUR, SEATS, SUIT_MASK, SUITS, cards_of
+
+MEMO_LIMIT = 200_000
+"""Most remembered likelihoods (of a play, of a seat's bids) a model keeps before it
+forgets them all: a bound on memory, not on speed."""
 
 # --------------------------------------------------------------------------- play model
 
@@ -196,6 +201,164 @@ def card_features(ctx: PlayContext, hand: int, legal: int, i: int) -> list:
     return out
 
 
+def _below_masks():
+    """Per trump, per card: the cards of the same suit (under that trump) it beats."""
+    out = {}
+    for t in SUITS:
+        eff, power = EFFECTIVE_SUIT[t], POWER[t]
+        out[t] = tuple(
+            sum(1 << j for j in range(24) if eff[j] == eff[i] and power[j] < power[i])
+            for i in range(24))
+    return out
+
+
+_BELOW = _below_masks()
+(_RIGHT, _LEFT, _TRUMP_MK, _LT_MAKER, _LT_DEF, _LT_TOP, _LT_3, _L_ACE, _L_TOP, _L_KING, _L_SINGLE,
+ _L_LOWEST, _L_LOW, _L_NEXT, _OVERTAKE, _WIN_OPP, _CHEAPEST, _LOWEST_LEGAL, _HIGHEST_LEGAL,
+ _WIN_LAST, _TOP_SUIT, _FOLLOW_HIGH, _TRUMP_IN, _TRUMP_PARTNER, _CHEAPEST_TRUMP, _TRUMP_LOSE,
+ _T_LOWEST, _T_SINGLE, _T_ACE, _T_TOP, _T_LOW) = (_F[name] for name in (
+    "right bower", "left bower", "trump, maker's side", "lead trump as maker",
+    "lead trump as defender", "lead the top trump", "lead trump holding 3+",
+    "lead an off-suit ace", "lead an off-suit top card (not ace)", "lead an off-suit king",
+    "lead a singleton", "lead the lowest of a suit", "lead a low card (9, 10)",
+    "lead next (trump's colour)", "overtake the partner", "win over an opponent",
+    "cheapest winner", "lowest legal card", "highest legal card", "win as last to play",
+    "top card of the suit", "follow high without winning", "trump in over an opponent",
+    "trump the partner's trick", "cheapest winning trump", "trump without winning",
+    "throw the lowest of a suit", "throw a singleton", "throw an ace", "throw a top card",
+    "throw a low card (9, 10)"))
+
+
+def card_scores(w, ctx: PlayContext, hand: int, legal: int, cards) -> list:
+    """For each card index of ``cards`` (the bits of ``legal``, in order), the sum of the
+    weights ``w`` of its features: ``sum(w[f] for f in card_features(ctx, hand, legal,
+    j))``, the same numbers added in the same order, so the same floats.
+
+    Written out by hand because it is the inner loop of Insane's weighing of imagined
+    deals and of its playouts: the features that depend on the whole hand (the lowest
+    legal card, the top outstanding card, the cheapest winner) are worked out once for
+    all cards instead of once a card, and a feature is a bit test, not a list search.
+    """
+    t = ctx.trump
+    eff, power, above, below = EFFECTIVE_SUIT[t], POWER[t], _ABOVE[t], _BELOW[t]
+    masks = SUIT_MASK[t]
+    covered = hand | ctx.gone          # a card above is no threat if held or gone
+    maker_side = ctx.maker_side
+    led = ctx.led
+    out = []
+    if led is None:
+        lead_trump = w[_LT_MAKER] if maker_side else w[_LT_DEF]
+        three = (hand & masks[t]).bit_count() >= 3
+        nxt = SAME_COLOUR[t]
+        for i in cards:
+            p = power[i]
+            ws = []
+            if p == 13:
+                ws.append(w[_RIGHT])
+            elif p == 12:
+                ws.append(w[_LEFT])
+            s = eff[i]
+            top = not (above[i] & ~covered)
+            if s == t:
+                if maker_side:
+                    ws.append(w[_TRUMP_MK])
+                ws.append(lead_trump)
+                if top:
+                    ws.append(w[_LT_TOP])
+                if three:
+                    ws.append(w[_LT_3])
+            else:
+                r = i % 6
+                if r == 5:
+                    ws.append(w[_L_ACE])
+                elif top:
+                    ws.append(w[_L_TOP])
+                if r == 4 and not top:
+                    ws.append(w[_L_KING])
+                mine = hand & masks[s]
+                if mine.bit_count() == 1:
+                    ws.append(w[_L_SINGLE])
+                elif not mine & below[i]:
+                    ws.append(w[_L_LOWEST])
+                if r <= 1:
+                    ws.append(w[_L_LOW])
+                if s == nxt:
+                    ws.append(w[_L_NEXT])
+            out.append(sum(ws))
+        return out
+    win_power = ctx.win_power
+    partner_winning = ctx.partner_winning
+    if legal & masks[led] == legal and hand & masks[led]:
+        # Following suit: every legal card is of the suit led.
+        powers = [power[j] for j in cards]
+        lo, hi = min(powers), max(powers)
+        is_trump = led == t
+        for i, p in zip(cards, powers, strict=True):
+            ws = []
+            if p == 13:
+                ws.append(w[_RIGHT])
+            elif p == 12:
+                ws.append(w[_LEFT])
+            if is_trump and maker_side:
+                ws.append(w[_TRUMP_MK])
+            if p > win_power:
+                if partner_winning:
+                    ws.append(w[_OVERTAKE])
+                else:
+                    ws.append(w[_WIN_OPP])
+                    if not any(win_power < q < p for q in powers):
+                        ws.append(w[_CHEAPEST])
+                if ctx.last:
+                    ws.append(w[_WIN_LAST])
+            elif p != lo:
+                ws.append(w[_FOLLOW_HIGH])
+            if p == lo:
+                ws.append(w[_LOWEST_LEGAL])
+            if p == hi:
+                ws.append(w[_HIGHEST_LEGAL])
+            if not (above[i] & ~covered):
+                ws.append(w[_TOP_SUIT])
+            out.append(sum(ws))
+        return out
+    # Void in the suit led: any card.
+    trump_powers = [power[j] for j in cards if eff[j] == t]
+    for i in cards:
+        p = power[i]
+        ws = []
+        if p == 13:
+            ws.append(w[_RIGHT])
+        elif p == 12:
+            ws.append(w[_LEFT])
+        s = eff[i]
+        if s == t:
+            if maker_side:
+                ws.append(w[_TRUMP_MK])
+            if p > win_power:
+                if partner_winning:
+                    ws.append(w[_TRUMP_PARTNER])
+                else:
+                    ws.append(w[_TRUMP_IN])
+                    if not any(win_power < q < p for q in trump_powers):
+                        ws.append(w[_CHEAPEST_TRUMP])
+            else:
+                ws.append(w[_TRUMP_LOSE])
+        else:
+            mine = hand & masks[s]
+            if mine.bit_count() == 1:
+                ws.append(w[_T_SINGLE])
+            elif not mine & below[i]:
+                ws.append(w[_T_LOWEST])
+            r = i % 6
+            if r == 5:
+                ws.append(w[_T_ACE])
+            elif not (above[i] & ~covered):
+                ws.append(w[_T_TOP])
+            if r <= 1:
+                ws.append(w[_T_LOW])
+        out.append(sum(ws))
+    return out
+
+
 def _bits(mask: int):
     while mask:
         low = mask & -mask
@@ -206,10 +369,14 @@ def _bits(mask: int):
 class PlayModel:
     """A conditional logit over legal cards: P(card) ∝ exp(Σ weights of its features)."""
 
-    def __init__(self, weights):
+    def __init__(self, weights) -> None:
         if len(weights) != N_PLAY:
             raise ValueError(f"the play model needs {N_PLAY} weights, not {len(weights)}")
         self.w = tuple(float(x) for x in weights)
+        # (public context of a past play) -> {hand then: log_prob}. The same plays are
+        # scored against the same hands over and over: by the candidate deals of one
+        # decision and again at every later decision of the hand.
+        self.memo: dict = {}
 
     def log_prob(self, ctx: PlayContext, hand: int) -> float:
         """log P(the card of ``ctx`` | the player held ``hand``), 0 when it was forced."""
@@ -218,13 +385,11 @@ class PlayModel:
             return -math.inf
         if legal.bit_count() == 1:
             return 0.0
-        w = self.w
-        scores = {}
-        for j in _bits(legal):
-            scores[j] = sum(w[f] for f in card_features(ctx, hand, legal, j))
-        top = max(scores.values())
-        total = sum(math.exp(v - top) for v in scores.values())
-        return scores[ctx.card] - top - math.log(total)
+        cards = list(_bits(legal))
+        scores = card_scores(self.w, ctx, hand, legal, cards)
+        top = max(scores)
+        total = sum(math.exp(v - top) for v in scores)
+        return scores[cards.index(ctx.card)] - top - math.log(total)
 
     def draw(self, ctx: PlayContext, hand: int, u: float) -> int:
         """The card (index) the player chooses from ``hand`` in ``ctx``, drawn with the
@@ -233,8 +398,7 @@ class PlayModel:
         cards = list(_bits(legal))
         if len(cards) == 1:
             return cards[0]
-        w = self.w
-        scores = [sum(w[f] for f in card_features(ctx, hand, legal, j)) for j in cards]
+        scores = card_scores(self.w, ctx, hand, legal, cards)
         top = max(scores)
         ps = [math.exp(v - top) for v in scores]
         x = u * sum(ps)
@@ -272,17 +436,36 @@ class PlayEvidence:
     def __init__(self, model: PlayModel, view):
         self.model = model
         self.by_seat: dict = {}
+        # The model keeps the memos of this view's plays only (those of an earlier hand
+        # are never asked again), and forgets them all if they grow too many.
+        old = model.memo
+        if sum(len(m) for m in old.values()) > MEMO_LIMIT:
+            old = {}
+        memo = model.memo = {}
+        # Per seat, its plays latest first, each with the memo of its log_prob by hand.
+        self._scored: dict = {}
         for ctx in play_contexts(view):
             self.by_seat.setdefault(ctx.seat, []).append(ctx)
+            # Everything log_prob reads of the context (is_maker is not read).
+            key = (ctx.trump, ctx.seat, ctx.card, ctx.trick, ctx.gone, ctx.maker_side, ctx.last)
+            memo[key] = old.get(key) or {}
+            self._scored.setdefault(ctx.seat, []).insert(0, (ctx, memo[key]))
 
     def log_likelihood(self, seat: int, hand_now: int) -> float:
         """log P(every card ``seat`` played | it holds ``hand_now`` now): at each play
         its hand was ``hand_now`` plus the cards it played from then on."""
         total = 0.0
         hand = hand_now
-        for ctx in reversed(self.by_seat.get(seat, ())):
+        log_prob = self.model.log_prob
+        for ctx, memo in self._scored.get(seat, ()):
             hand |= 1 << ctx.card
-            total += self.model.log_prob(ctx, hand)
+            # A player who could follow suit chose among its cards of the suit led, and
+            # nothing else in its hand changes the odds: remember them by those cards.
+            key = hand & ctx.follow or hand
+            lp = memo.get(key)
+            if lp is None:
+                lp = memo[key] = log_prob(ctx, hand)
+            total += lp
         return total
 
 
@@ -312,10 +495,12 @@ class BidModel:
     width)``, P(bid) = sigmoid((estimate - threshold) / width)."""
 
     def __init__(self, curves: dict, alone: tuple):
-        from engine.bots.medium import ORDER_AT
         # Medium's own threshold wherever the fitted data had too few decisions.
         self.curves = {(r, s): curves.get((r, s), (ORDER_AT, 0.35)) for r in (1, 2) for s in range(4)}
         self.alone = alone
+        # (what a seat bid, and the table it bid at) -> {cards dealt as a bitmask: log
+        # likelihood}: a seat's bids are scored against the same hands at every decision.
+        self.memo: dict = {}
 
     def threshold(self, rnd: int, rel: int) -> float:
         return self.curves[(rnd, rel)][0]
@@ -354,14 +539,34 @@ class BidEvidence:
                 stage = 3
             elif stage == 1 and words[0] == "pass" and rel == 0:
                 stage = 2
+        # As PlayEvidence: the model keeps the memos of this view's bids only.
+        old = model.memo
+        if sum(len(m) for m in old.values()) > MEMO_LIMIT:
+            old = {}
+        memo = model.memo = {}
+        self._memos = {}
+        for seat, bids in self.by_seat.items():
+            # Everything log_likelihood reads, per seat.
+            key = (seat, self.up.index, self.dealer, self.forbid, self.trump,
+                   tuple((st, rel, tuple(words), stuck) for st, rel, words, stuck in bids))
+            memo[key] = self._memos[seat] = old.get(key) or {}
 
     def seats(self):
         return self.by_seat.keys()
 
+    def log_likelihood_of(self, seat: str, dealt: int) -> float:
+        """``log_likelihood`` for the cards of the bitmask ``dealt``, remembered."""
+        memo = self._memos.get(seat)
+        if memo is None:
+            return 0.0
+        ll = memo.get(dealt)
+        if ll is None:
+            ll = memo[dealt] = self.log_likelihood(seat, cards_of(dealt))
+        return ll
+
     def log_likelihood(self, seat: str, cards) -> float:
         """log P(``seat``'s bids and passes | it was dealt ``cards``). For a dealer who
         took the up-card, ``cards`` may be its hand after the discard, up-card included."""
-        from engine.bots.medium import bid_estimate, estimate
         model, up = self.model, self.up
         total = 0.0
         for stage, rel, words, stuck in self.by_seat.get(seat, ()):

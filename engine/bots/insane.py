@@ -28,14 +28,17 @@ from engine.bots.models import ALONE_CURVE, BID_CURVES, PLAY_WEIGHTS
 from engine.bots.search import SearchBot, _thresholds, _utility, hand_points, play_values
 from engine.bots.solver import Solver
 from engine.cards import (DECK, EFFECTIVE_SUIT, POWER, SEAT_NAMES, SEATS, SUIT_MASK, SUIT_NAMES,
-                          SUITS, Card, cards_of, mask_of, partner, trick_winner_index)
+                          SUITS, Card, mask_of, partner, trick_winner_index)
 from engine.hand import Action
 
-CANDIDATE_WORK = 30
-"""Work units (solver nodes) charged for drawing and weighing one candidate deal."""
+CANDIDATE_WORK = 19
+"""Work units charged for drawing and weighing one candidate deal (each unit the CPU time
+of a node of the first solver; measured in Insane's decisions by ``bench.solver_speed``,
+like ``ROLLOUT_WORK``: drawing and weighing got cheaper, so they count less and the
+same budget buys more deals in the same time)."""
 REPLAY_WORK = 150
 """Work units charged for bringing an imagined deal to a bidding decision and bidding on."""
-ROLLOUT_WORK = 120
+ROLLOUT_WORK = 76
 """Work units charged for one playout of a hand by the play model."""
 
 
@@ -137,8 +140,16 @@ def playout(trump, maker, out, hands, gone, trick, won, p, model: PlayModel, rng
     mk = maker & 1
     nactive = 4 - len(out)
     eff, power = EFFECTIVE_SUIT[trump], POWER[trump]
+    suit_mask = SUIT_MASK[trump]
     while hands[p]:
-        j = model.draw(PlayContext(trump, p, -1, trick, gone, maker, nactive), hands[p], rng.random())
+        u = rng.random()
+        hand = hands[p]
+        legal = (hand & suit_mask[eff[trick[0][1]]] or hand) if trick else hand
+        if legal & (legal - 1):
+            j = model.draw(PlayContext(trump, p, -1, trick, gone, maker, nactive), hand, u)
+        else:
+            # One legal card: the model would play it (without a context to build).
+            j = legal.bit_length() - 1
         hands[p] &= ~(1 << j)
         gone |= 1 << j
         trick += ((p, j),)
@@ -156,6 +167,22 @@ def playout(trump, maker, out, hands, gone, trick, won, p, model: PlayModel, rng
             while p in out:
                 p = (p + 1) % 4
     return won
+
+
+def _same(hands):
+    return hands
+
+
+def _dealt_masks(dealt) -> list:
+    """The four hands of a deal from ``sample_dealt`` as bitmasks (N E S W)."""
+    hands = dealt["hands"]
+    out = []
+    for s in SEATS:
+        m = 0
+        for c in hands[s]:
+            m |= c.bit
+        out.append(m)
+    return out
 
 
 class Race:
@@ -283,23 +310,25 @@ class InsaneBot(SearchBot):
         return self.budget is not None and self.clock() - start >= self.budget * k
 
     # ------------------------------------------------------------------ sampling
-    def _worlds(self, view, rng, draw, seat_hands):
+    def _worlds(self, view, rng, draw, hands_of, seats, played):
         """Imagined deals with how many times each was drawn, batch by batch: each
         batch draws ``candidates * batch`` deals that fit the view (``draw(rng)``),
         weighs them by the bids and plays seen, and resamples ``batch`` of them by
-        weight. ``seat_hands(deal)`` gives (seat index, hand now, cards dealt) for the
-        seats to score. A seat's weight depends only on its own cards: it is cached."""
+        weight. ``hands_of(deal)`` gives what each seat holds now (four bitmasks),
+        ``seats`` the seat indices to score (in the order their weights are added),
+        ``played[q]`` the cards seat ``q`` has played (with what it holds now, the cards
+        it was dealt). A seat's weight depends only on its own cards: it is cached."""
         bids = BidEvidence(self.bid_model, view) if view.bids and self.bid_weight > 0 else None
         plays = (PlayEvidence(self.play_model, view)
                  if view.phase == "play" and self.play_weight > 0 else None)
         scored = bids is not None and any(bids.seats()) or plays is not None and plays.by_seat
-        cache = {}
+        caches: list = [{}, {}, {}, {}]
         bw, pw = self.bid_weight, self.play_weight
 
         def seat_weight(q, now, dealt_mask):
             lw = 0.0
             if bids is not None:
-                lw += bw * bids.log_likelihood(SEATS[q], cards_of(dealt_mask))
+                lw += bw * bids.log_likelihood_of(SEATS[q], dealt_mask)
             if plays is not None:
                 lw += pw * plays.log_likelihood(q, now)
             return lw
@@ -313,11 +342,12 @@ class InsaneBot(SearchBot):
                     continue
                 lw = 0.0
                 if scored:
-                    for q, now, dealt_mask in seat_hands(d):
-                        key = (q, now)
-                        w = cache.get(key)
+                    hands = hands_of(d)
+                    for q in seats:
+                        now = hands[q]
+                        w = caches[q].get(now)
                         if w is None:
-                            w = cache[key] = seat_weight(q, now, dealt_mask)
+                            w = caches[q][now] = seat_weight(q, now, now | played[q])
                         lw += w
                 cands.append(d)
                 logw.append(lw)
@@ -341,14 +371,10 @@ class InsaneBot(SearchBot):
         out = tuple(SEATS.index(s) for s in view.sitting_out)
         played = played_masks(view)
         others = [q for q in range(4) if q != me and q not in out]
-
-        def seat_hands(hands):
-            return [(q, hands[q], hands[q] | played[q]) for q in others]
-
         race = Race(legal, self.z, self.least)
         solved = 0
         self.worlds = []
-        for hands, count in self._worlds(view, rng, PlaySampler(view).draw, seat_hands):
+        for hands, count in self._worlds(view, rng, PlaySampler(view).draw, _same, others, played):
             self.worlds.append((hands, count))
             solver = Solver(view.trump, mk, out)
             if self.trick_policy and len(view.trick) < 3 - len(out):
@@ -546,24 +572,19 @@ class InsaneBot(SearchBot):
         race = Race(candidates, self.z, self.least)
         solved = failures = 0
         self.worlds = []
-        me = view.seat
-
-        def seat_hands(dealt):
-            out = []
-            for seat, cards in dealt["hands"].items():
-                if seat != me:
-                    m = mask_of(cards)
-                    out.append((SEATS.index(seat), m, m))
-            return out
+        # The others in the order sample_dealt deals them (the order their weights add).
+        me = SEATS.index(view.seat)
+        others = [(me + k) % 4 for k in (1, 2, 3)]
 
         self._rollout_rng = random.Random(rng.random())
         rel = (SEATS.index(view.seat) - SEATS.index(view.dealer)) % 4
         corrections = {a: bid_correction(a, view.phase, rel, self.pickup_bonus, self.assist_bonus,
                                          self.alone_discount) for a in candidates}
-        for dealt, count in self._worlds(view, rng, lambda r: sample_dealt(view, r), seat_hands):
+        for dealt, count in self._worlds(view, rng, lambda r: sample_dealt(view, r), _dealt_masks,
+                                         others, [0, 0, 0, 0]):
             base = self._replay(view, dealt)
             self.spent += REPLAY_WORK
-            self.worlds.append(([mask_of(dealt["hands"][s]) for s in SEATS], count))
+            self.worlds.append((_dealt_masks(dealt), count))
             if base is None:
                 failures += 1
                 if failures > 20:

@@ -29,6 +29,25 @@ _SUIT_CACHE: dict = {t: {} for t in SUITS}
 _SPAN_CACHE: dict = {t: {} for t in SUITS}
 
 
+_FOLLOW_OF = {t: tuple(SUIT_MASK[t][EFFECTIVE_SUIT[t][i]] for i in range(24)) for t in SUITS}
+_NEXT_SEATS: dict = {}
+
+
+def _next_seats(out: tuple) -> tuple:
+    """(the next active seat after each seat, the number of active seats) with the
+    seats of ``out`` sitting out."""
+    got = _NEXT_SEATS.get(out)
+    if got is None:
+        nxt = [0] * 4
+        for p in range(4):
+            q = (p + 1) % 4
+            while q in out:
+                q = (q + 1) % 4
+            nxt[p] = q
+        got = _NEXT_SEATS[out] = (tuple(nxt), sum(1 for p in range(4) if p not in out))
+    return got
+
+
 def _NEG_POWER(m):
     return -m[2]
 
@@ -68,16 +87,11 @@ class Solver:
     def __init__(self, trump: str, maker_team: int, out=()):
         self.trump = trump
         self.mk = maker_team
-        active = [p for p in range(4) if p not in out]
-        self.nactive = len(active)
-        self.nxt = [0] * 4
-        for p in range(4):
-            q = (p + 1) % 4
-            while q in out:
-                q = (q + 1) % 4
-            self.nxt[p] = q
+        # A solver is made for every imagined deal: what depends only on the trump and
+        # the seats sitting out is worked out once (``_FOLLOW_OF``, ``_next_seats``).
+        self.nxt, self.nactive = _next_seats(tuple(out))
         self.power = POWER[trump]
-        self.follow_of = tuple(SUIT_MASK[trump][EFFECTIVE_SUIT[trump][i]] for i in range(24))
+        self.follow_of = _FOLLOW_OF[trump]
         self.trump_mask = SUIT_MASK[trump][trump]
         self.orders = _SUIT_ORDER[trump]
         self.trump_order = _SUIT_ORDER[trump][SUITS.index(trump)]
