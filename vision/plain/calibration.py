@@ -150,8 +150,9 @@ def miscut_faces(faces: dict, aspect: float) -> dict:
     need no more than a slip (their corners moved by ``MISCUT_MOVE`` of the height at
     most), a face cut from another outline needs a reshape or a large shift against
     every well-cut one. The face whose median move against the others is largest, when
-    above ``MISCUT_MOVE``, is named and left out, and so on; two faces that fit only
-    each other so, with no third to tell which is right, are both named.
+    above ``MISCUT_MOVE``, is named and left out, and so on, but never a face that its
+    twin (same rank and colour) lays on within that move; two faces that fit only each
+    other so, with no third to tell which is right, are both named.
 
     Its template would not tell the card from its look-alikes: the card is to be taken
     again. A deck whose faces all agree gives ``{}``.
@@ -177,11 +178,14 @@ def miscut_faces(faces: dict, aspect: float) -> dict:
             # cut wrongly (and the worst face goes first).
             median = {c: float(np.median(m)) for c in left
                       if (m := [moves[c, b] for b in left if (c, b) in moves])}
-            if not median:
+            # A face its twin (same rank and colour, most often the same print) lays on
+            # within a slip is cut at its own outline, whatever the other colour says:
+            # some decks print their aces differently in each suit.
+            judged = {c: v for c, v in median.items() if v > MISCUT_MOVE and not any(
+                _twin(c, b) and moves[c, b] <= MISCUT_MOVE for b in left if (c, b) in moves)}
+            if not judged:
                 break
-            worst = max(median, key=median.get)
-            if median[worst] <= MISCUT_MOVE:
-                break
+            worst = max(judged, key=judged.get)
             out[worst] = median[worst]
             left.remove(worst)
             mates = [b for b in left if (worst, b) in moves]
@@ -212,6 +216,10 @@ def _rank_of(card) -> str:
 
 def _red(card) -> bool:
     return str(card)[-1] in "HD"
+
+
+def _twin(a, b) -> bool:
+    return _rank_of(a) == _rank_of(b) and _red(a) == _red(b)
 
 
 def _fit_both_ways(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
