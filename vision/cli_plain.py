@@ -52,7 +52,7 @@ def _fail(message: str, status: int = 2) -> int:
 def _calibrate_deck(args) -> int:
     from vision.deck_calibration import (CalibrationError, calibrate_from_dir, calibrate_live,
                                          _pictures, close_pairs, fresh_views, self_check)
-    from vision.plain.calibration import refuse_miscut
+    from vision.plain.calibration import miscut_message
     if not args.out:
         return _fail("give --out FILE for the deck's templates (e.g. --out my-deck.npz)")
     out = Path(args.out)
@@ -63,10 +63,13 @@ def _calibrate_deck(args) -> int:
     try:
         if args.from_dir:
             deck = calibrate_from_dir(args.from_dir, name=args.name)
-            # A face cut from a wrong outline is refused, naming its photo (see
-            # vision.plain.calibration.miscut_faces).
-            refuse_miscut(dict(zip(deck.cards, deck.faces, strict=True)), deck.aspect,
-                          photos={c: p.name for c, p in _pictures(Path(args.from_dir))[0].items()})
+            # A face that looks cut from a wrong outline is named with its photo (see
+            # vision.plain.calibration.miscut_faces); the deck is still written, as some
+            # decks print the cards of a rank unlike each other.
+            said = miscut_message(dict(zip(deck.cards, deck.faces, strict=True)), deck.aspect,
+                                  photos={c: p.name for c, p in _pictures(Path(args.from_dir))[0].items()})
+            if said:
+                print(f"warning: {said}", file=sys.stderr)
             check = self_check(deck, fresh_views(args.from_dir, deck))
             how = "from other views (more photos of a card, or each photo turned, moved and relit)"
         elif args.camera is not None or args.picamera or args.frames:

@@ -26,8 +26,7 @@ import numpy as np
 from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
-from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, lone_card, miscut_faces,
-                                      refuse_miscut)
+from vision.plain.calibration import CalibrationError, NoCardFound, check_shapes, lone_card, miscut_faces
 from vision.plain.straighten import face_of
 
 __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
@@ -512,7 +511,10 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             for c in [card, *_cards_named(rivals)]:
                 if c in faces and retaken.get(c, 0) < CHECK_RETAKES and c not in again:
                     again.append(c)
-        # A face cut from a wrong outline (calibration.miscut_faces) is taken again too.
+        # A face that looks cut from a wrong outline (calibration.miscut_faces) is taken
+        # again too. A face still named after that is kept: some decks print the cards of
+        # a rank unlike each other (queens, aces), which the check cannot tell from a bad
+        # cut, and the reader refuses twins whose faces differ only so (read.laid_on).
         again += [c for c in miscut_faces(faces, aspect) if retaken.get(c, 0) < CHECK_RETAKES and c not in again]
         # A card not read back otherwise (refused, or not found in its later frames) may
         # have been taken badly too: it is taken again, once.
@@ -531,7 +533,6 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         raise CalibrationError("these cards were read as other cards from later frames: "
                                + "; ".join(f"{c} ({why})" for c, why in told.items())
                                + ": calibrate again, each card flat, alone and still")
-    refuse_miscut(faces, aspect)
     if len(check["ok"]) < MIN_READ_BACK * len(faces):
         # Cards the deck cannot read where they were just taken are refused in play too:
         # such a deck would leave the players doing the reader's work.

@@ -195,19 +195,19 @@ def miscut_faces(faces: dict, aspect: float) -> dict:
     return out
 
 
-def refuse_miscut(faces: dict, aspect: float, photos: Optional[dict] = None) -> None:
-    """A CalibrationError naming each face cut from a wrong outline (:func:`miscut_faces`)
-    and asking for it again: its photo (``photos``: ``{card: file name}``), or the card
-    shown again through the camera. Nothing when every face agrees with its rank's."""
+def miscut_message(faces: dict, aspect: float, photos: Optional[dict] = None) -> Optional[str]:
+    """What to say of the faces :func:`miscut_faces` names, asking for each again: its
+    photo (``photos``: ``{card: file name}``), or the card shown again through the camera;
+    None when every face agrees with its rank's."""
     bad = miscut_faces(faces, aspect)
     if not bad:
-        return
+        return None
     named = ", ".join(f"{photos[c]} ({c})" if photos and c in photos else str(c) for c in sorted(bad, key=str))
-    again = ("take these photos again, the card flat and alone, the camera straight above it"
-             if photos else "calibrate again, each card flat, alone and still")
-    raise CalibrationError(f"these cards were not found at their own outline (their face fits the others "
-                           f"of their rank only reshaped or moved by {max(bad.values()):.0%} of its height: "
-                           f"a corner found on the table, or the card cut off): {named}; {again}")
+    again = ("if so, take these photos again, the card flat and alone, the camera straight above it"
+             if photos else "if so, calibrate again, each card flat, alone and still")
+    return (f"these cards may not have been found at their own outline (their face fits the others of "
+            f"their rank only reshaped or moved by {max(bad.values()):.0%} of its height: a corner found "
+            f"on the table, the card cut off, or a deck that prints them unlike each other): {named}; {again}")
 
 
 def _rank_of(card) -> str:
