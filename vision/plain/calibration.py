@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 
 from vision.plain.background import TableModel
-from vision.plain.find import (MIN_LONG_SIDE, PHOTO_CARD, REGION_GROWTH, WORK_WIDTH, _hull_quad, _merge, _verify,
-                               clockwise, find_outlines, quad_shape, top_level)
+from vision.plain.find import (MIN_LONG_SIDE, PHOTO_CARD, REGION_GROWTH, WORK_WIDTH, _merge, _verify, clockwise,
+                               find_outlines, mask_quads, quad_shape, top_level)
 from vision.plain.straighten import face_of
 
 ASPECT_RANGE = (0.55, 0.82)
@@ -61,25 +61,10 @@ def paper_outlines(frame: np.ndarray, min_long: float = MIN_LONG_SIDE) -> list:
     scale = min(1.0, WORK_WIDTH / w)
     work = cv2.resize(frame, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
     light = cv2.GaussianBlur(cv2.cvtColor(work, cv2.COLOR_BGR2Lab)[:, :, 0].astype(np.float32), (0, 0), 1.0)
-    eh, ew = light.shape
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    rough = []
-    for level in PAPER_LEVELS:
-        m = (light >= np.percentile(light, level)).astype(np.uint8)
-        # The print closed over, holes filled, thin bits opened away: the card's shape.
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, k)
-        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        m[:] = 0
-        cv2.drawContours(m, cs, -1, 1, -1)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, k)
-        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        for c in cs:
-            x, y, cw, ch = cv2.boundingRect(c)
-            if cw * ch < (min_long * scale) ** 2 * 0.4 or x <= 0 or y <= 0 or x + cw >= ew or y + ch >= eh:
-                continue
-            q = _hull_quad(cv2.convexHull(c), c)
-            if q is not None:
-                rough.append(q / scale)
+    # The print closed over, holes filled, thin bits opened away: the card's shape.
+    rough = mask_quads([(light >= np.percentile(light, level)).astype(np.uint8) for level in PAPER_LEVELS],
+                       k, (min_long * scale) ** 2 * 0.4, scale)
     if not rough:
         return []
     quads = clockwise(np.stack(rough).astype(np.float32))

@@ -936,6 +936,29 @@ SMOOTH_LEVELS = (0.25, 0.4)
 spread of lightness is below these fractions of the photo's median are looked at too."""
 
 
+def mask_quads(masks, kernel, min_area: float, scale: float) -> list:
+    """Four-cornered outlines (frame coordinates: a mask's over ``scale``) of the solid
+    shapes of each mask: closed, holes filled, thin bits opened away; shapes smaller than
+    ``min_area`` or touching the mask's edge are left out."""
+    rough = []
+    for m in masks:
+        eh, ew = m.shape
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        m[:] = 0
+        cv2.drawContours(m, cs, -1, 1, -1)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        for c in cs:
+            cx, cy, cw, ch = cv2.boundingRect(c)
+            if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
+                continue
+            q = _hull_quad(cv2.convexHull(c), c)
+            if q is not None:
+                rough.append(q / scale)
+    return rough
+
+
 def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=None) -> list:
     """Outlines of card-sized regions unlike the photo's dominant surface (see
     ``_surface_distance``), cut at several distances, each checked as any other outline."""
@@ -946,24 +969,10 @@ def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=No
     min_area = (min_long * scale) ** 2 * 0.4
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     k3 = np.ones((3, 3), np.uint8)
-    rough = []
     masks = [(dist > level).astype(np.uint8) for level in REGION_LEVELS]
     if float(np.median(smooth)) > 0 and mask is None:
         masks += [cv2.morphologyEx((smooth < level).astype(np.uint8), cv2.MORPH_OPEN, k3) for level in SMOOTH_LEVELS]
-    for m in masks:
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, k)
-        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        m[:] = 0
-        cv2.drawContours(m, cs, -1, 1, -1)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, k)
-        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        for c in cs:
-            cx, cy, cw, ch = cv2.boundingRect(c)
-            if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
-                continue
-            q = _hull_quad(cv2.convexHull(c), c)
-            if q is not None:
-                rough.append(q / scale)
+    rough = mask_quads(masks, k, min_area, scale)
     if not rough:
         return []
     quads = clockwise(np.stack(rough).astype(np.float32))
