@@ -5,22 +5,12 @@ import pytest
 
 from bench import vision_sets as vs
 from engine.cards import DECK
+from tests.vision.test_plain_twins import cut_off
 from vision import art
 from vision.deck_calibration import build_deck, face_from_image
 from vision.plain import recognize_plain
 
 pytestmark = pytest.mark.skipif(not art.art_available(), reason="KDE card art not installed")
-
-
-def cut_off(face: np.ndarray, dx: int, dy: int, table=(40, 110, 40)) -> np.ndarray:
-    """The face as a calibration cut a few pixels off the card's outline: shifted by
-    (dx, dy), the table seen past its edge, the print at the far edges cut off."""
-    out = np.empty_like(face)
-    out[:] = table
-    h, w = face.shape[:2]
-    out[max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = face[max(-dy, 0):h - max(dy, 0),
-                                                                     max(-dx, 0):w - max(dx, 0)]
-    return out
 
 
 def deck_with_cut(design: str, cut: dict):
