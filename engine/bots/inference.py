@@ -252,11 +252,7 @@ def card_scores(w, ctx: PlayContext, hand: int, legal: int, cards) -> list:
         nxt = SAME_COLOUR[t]
         for i in cards:
             p = power[i]
-            ws = []
-            if p == 13:
-                ws.append(w[_RIGHT])
-            elif p == 12:
-                ws.append(w[_LEFT])
+            ws = [w[_RIGHT]] if p == 13 else [w[_LEFT]] if p == 12 else []
             s = eff[i]
             top = not (above[i] & ~covered)
             if s == t:
@@ -294,11 +290,7 @@ def card_scores(w, ctx: PlayContext, hand: int, legal: int, cards) -> list:
         lo, hi = min(powers), max(powers)
         is_trump = led == t
         for i, p in zip(cards, powers, strict=True):
-            ws = []
-            if p == 13:
-                ws.append(w[_RIGHT])
-            elif p == 12:
-                ws.append(w[_LEFT])
+            ws = [w[_RIGHT]] if p == 13 else [w[_LEFT]] if p == 12 else []
             if is_trump and maker_side:
                 ws.append(w[_TRUMP_MK])
             if p > win_power:
@@ -324,11 +316,7 @@ def card_scores(w, ctx: PlayContext, hand: int, legal: int, cards) -> list:
     trump_powers = [power[j] for j in cards if eff[j] == t]
     for i in cards:
         p = power[i]
-        ws = []
-        if p == 13:
-            ws.append(w[_RIGHT])
-        elif p == 12:
-            ws.append(w[_LEFT])
+        ws = [w[_RIGHT]] if p == 13 else [w[_LEFT]] if p == 12 else []
         s = eff[i]
         if s == t:
             if maker_side:
