@@ -15,6 +15,9 @@ import cv2
 import numpy as np
 
 KINDS = ("berber", "grain", "sisal", "terrazzo")
+PATTERNS = ("gingham", "stripes", "plaid")
+"""Printed cloths of our own (``tune:<pattern>``), for tuning the reader on patterned
+tables; not part of the busy split (whose sessions stay the same)."""
 
 
 def _blur_noise(rng, shape, sigma_px: float) -> np.ndarray:
@@ -67,9 +70,41 @@ def texture(kind: str, shape, ppm: float, rng) -> np.ndarray:
             r = max(1, int(rng.uniform(0.8, 4.0) * ppm))
             cv2.circle(img, (int(rng.integers(w)), int(rng.integers(h))), r, c, -1)
         img *= (1.0 + 0.05 * _blur_noise(rng, shape, 0.5 * ppm))[:, :, None]
+    elif kind in PATTERNS:
+        img = _pattern(kind, shape, ppm, rng)
     else:
-        raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(KINDS)}")
+        raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(KINDS + PATTERNS)}")
     return img
+
+
+def _pattern(kind: str, shape, ppm: float, rng) -> np.ndarray:
+    """A woven cloth printed with crisp bands of colour: checks of two colours
+    (``gingham``), bands of two or three colours across it (``stripes``), or bands of
+    several colours and widths both ways (``plaid``), each turned by any angle."""
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / np.float32(ppm)
+    a = rng.uniform(0, np.pi)
+    u = xx * np.cos(a) + yy * np.sin(a)
+    v = -xx * np.sin(a) + yy * np.cos(a)
+    colours = rng.uniform(30, 230, (4, 3)).astype(np.float32)
+    colours[0] = rng.uniform(170, 240, 3)           # a light ground
+    if kind == "gingham":
+        period = rng.uniform(6.0, 16.0)
+        band_u = (np.floor(u / (period / 2)) % 2).astype(np.float32)
+        band_v = (np.floor(v / (period / 2)) % 2).astype(np.float32)
+        k = (0.5 * (band_u + band_v))[:, :, None]
+        img = colours[0] * (1 - k) + colours[1] * k
+    else:
+        widths = rng.uniform(2.0, 12.0, 6)
+        edges = np.cumsum(widths)
+        which = rng.integers(0, 3 if kind == "stripes" else 4, 6)
+        idx_u = which[np.searchsorted(edges, u % edges[-1], side="right").clip(0, 5)]
+        img = colours[idx_u]
+        if kind == "plaid":
+            idx_v = which[np.searchsorted(edges, v % edges[-1], side="right").clip(0, 5)]
+            img = 0.5 * (img + colours[idx_v])
+    img = img * (1.0 + 0.04 * _blur_noise(rng, shape, 0.3 * ppm))[:, :, None]
+    return cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.4)
 
 
 @contextlib.contextmanager
@@ -81,7 +116,7 @@ def registered():
     def parse(spec):
         if isinstance(spec, str) and spec.startswith("tune:"):
             kind = spec.split(":", 1)[1]
-            if kind not in KINDS:
+            if kind not in KINDS + PATTERNS:
                 raise ss.SurfaceError(f"unknown tuning texture {spec!r}")
             return "tune", [kind]
         return orig_parse(spec)

@@ -184,12 +184,28 @@ class TableModel:
         out = ycc.copy()
         if like.sum() < 50:
             return out
+        h, w = ycc.shape[:2]
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        xx, yy = xx / w - 0.5, yy / h - 0.5
         for ch in range(3):
             x, y = ycc[:, :, ch][like], ref[:, :, ch][like]
             vx = float(x.var())
             gain = float(((x - x.mean()) * (y - y.mean())).mean() / vx) if vx > 1.0 else 1.0
             gain = float(np.clip(gain, 0.6, 1.6))
             out[:, :, ch] = gain * ycc[:, :, ch] + float(np.median(y - gain * x))
+            if vx <= 1.0:
+                continue
+            # A lamp at one side, a window's daylight: the light changes across the table,
+            # brighter at one end than the other. A gain (and an offset) that vary linearly
+            # across the frame are fitted too, kept while the gain stays within the same
+            # bounds everywhere.
+            v = ycc[:, :, ch]
+            feats = (v, v * xx, v * yy, np.ones_like(v), xx, yy)
+            a = np.stack([f[like] for f in feats], axis=1).astype(np.float64)
+            coef = np.linalg.lstsq(a, y.astype(np.float64), rcond=None)[0]
+            corners = [coef[0] + coef[1] * cx + coef[2] * cy for cx in (-0.5, 0.5) for cy in (-0.5, 0.5)]
+            if min(corners) >= 0.6 and max(corners) <= 1.6:
+                out[:, :, ch] = sum(float(c) * f for c, f in zip(coef, feats))
         return out
 
     def foreground(self, frame: np.ndarray, update: bool = True) -> np.ndarray:
@@ -203,6 +219,11 @@ class TableModel:
         ycc = self._coarse(work)
         ref = self.coarse
         d = np.sqrt(((ycc - ref) ** 2).sum(axis=2))
+        like = d < np.percentile(d, 50) + 2 * MIN_SPREAD
+        matched = self._matched(ycc, ref, like)
+        # Once matched, the places that look like the table are chosen again (a change
+        # of light across it hid some) and the light matched over them.
+        d = np.sqrt(((matched - ref) ** 2).sum(axis=2))
         like = d < np.percentile(d, 50) + 2 * MIN_SPREAD
         ycc = self._matched(ycc, ref, like)
         d = np.sqrt(((ycc - ref) ** 2).sum(axis=2))
