@@ -670,9 +670,9 @@ thinner ones are judged whole."""
 def _table_clear(table: TableModel, frame) -> bool:
     """Whether the frame shows the empty table: almost nothing differs from it, or
     what differs is only a change of light (see ``LIGHT_EDGES``). The table's model
-    matches one gain per colour to the whole frame, so a change of light confined to a
-    part of the view (the reader window's opening, a lamp at one side) is foreground
-    there; the edges tell it from a card left lying, part of one, or a hand. The
+    matches the light with a gain per colour that varies linearly across the frame, so
+    a change of light confined to a part of the view (the reader window's opening) is
+    foreground there; the edges tell it from a card left lying, part of one, or a hand. The
     caller looks for a card outline first: a frame with one is never clear."""
     fg = table.foreground(frame, update=False)
     if float((fg > 0).mean()) < CLEAR_SHARE:

@@ -8,9 +8,10 @@ mat's lines and markers, a cloth's pattern, wood grain. Two things come out of i
   there, so that a white card on the white mat is bounded by its own outline only,
   not by the mat's lines, and a card on wood is not joined to the grain.
 - ``foreground(frame)``: the places whose colour differs from the table's (cards,
-  hands), after matching the frame's light to the model (a gain and an offset per
-  channel, fitted over the places that still look like the table: a lamp switched
-  on, the camera's automatic exposure or white balance).
+  hands), after matching the frame's light to the model (per channel, a gain and an
+  offset that vary linearly across the frame, fitted over the places that still look
+  like the table: a lamp switched on at one side, the camera's automatic exposure or
+  white balance).
 
 The model follows the table slowly wherever nothing lies (``LEARN_RATE`` per frame).
 
