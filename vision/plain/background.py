@@ -194,19 +194,21 @@ class TableModel:
             gain = float(((x - x.mean()) * (y - y.mean())).mean() / vx) if vx > 1.0 else 1.0
             gain = float(np.clip(gain, 0.6, 1.6))
             out[:, :, ch] = gain * ycc[:, :, ch] + float(np.median(y - gain * x))
-            if vx <= 1.0:
-                continue
             # A lamp at one side, a window's daylight: the light changes across the table,
-            # brighter at one end than the other. A gain (and an offset) that vary linearly
-            # across the frame are fitted too, kept while the gain stays within the same
-            # bounds everywhere.
-            v = ycc[:, :, ch]
+            # brighter at one end than the other. A gain and an offset that vary linearly
+            # across the frame are fitted to what the single gain leaves (slightly held
+            # towards none, where the table's colours leave them undecided), kept while
+            # the gain stays within the same bounds everywhere.
+            v = ycc[:, :, ch] - float(x.mean())
             feats = (v, v * xx, v * yy, np.ones_like(v), xx, yy)
             a = np.stack([f[like] for f in feats], axis=1).astype(np.float64)
-            coef = np.linalg.lstsq(a, y.astype(np.float64), rcond=None)[0]
-            corners = [coef[0] + coef[1] * cx + coef[2] * cy for cx in (-0.5, 0.5) for cy in (-0.5, 0.5)]
+            scale = np.sqrt((a ** 2).mean(axis=0)) + 1e-9
+            a /= scale
+            r = (y - out[:, :, ch][like]).astype(np.float64)
+            coef = np.linalg.solve(a.T @ a + 1e-3 * len(r) * np.eye(len(feats)), a.T @ r) / scale
+            corners = [gain + coef[0] + coef[1] * cx + coef[2] * cy for cx in (-0.5, 0.5) for cy in (-0.5, 0.5)]
             if min(corners) >= 0.6 and max(corners) <= 1.6:
-                out[:, :, ch] = sum(float(c) * f for c, f in zip(coef, feats))
+                out[:, :, ch] += sum(float(c) * f for c, f in zip(coef, feats))
         return out
 
     def foreground(self, frame: np.ndarray, update: bool = True) -> np.ndarray:
