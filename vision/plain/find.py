@@ -430,6 +430,119 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) 
     return frac.min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
 
 
+SEAT_IN = (2.0, 0.03)
+"""How far inside each side of a found outline the card's paper is looked for: 2 px and
+this fraction of the outline's short side."""
+SEAT_OUT = (2.0, 0.1)
+"""How far outside it: a card's paper rim beyond its print's edge is up to about a tenth of
+the short side (Oxygen's rim: 6%)."""
+SEAT_PAPER = 25.0
+"""Largest difference of colour (as ``STEP``) from the card's paper of a point of it."""
+SEAT_HIDES = 20.0
+"""Least difference of colour (as ``STEP``) from the empty table's picture of a point of the
+card (it hides the table there; a marker's white border touching the card does not)."""
+SEAT_AGREE = 0.6
+"""Least fraction of a side's points whose paper ends on one straight line for the side to
+be moved there (a marker touching the card hides its edge along the rest)."""
+SEAT_MOVE = 2.0
+"""Least move outward (px, at either end of a side) that is made: a side already on the card's
+edge stays as it is (a card that has not moved keeps its reading)."""
+
+
+def seat_on_paper(colour: np.ndarray, outlines: list, table, aspect: Optional[float],
+                  min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, n: int = 24) -> list:
+    """The outlines with each side moved to where the card's paper ends: the strongest
+    straight step near a card is sometimes not its edge (its print's edge inside a light
+    rim, where a marker touching the card or a line of the mat along it weakens the rim's
+    own step; or a side tilted onto both). Along every side, from a little inside it
+    outward, the first run of the card's paper (its lightest colour near the sides that
+    is not the empty table's, ``table.mean``) is followed to where it ends; when those ends
+    lie on one straight line for most of the side (``SEAT_AGREE``), the side moves there.
+    The moved outline is kept only when its shape is the deck's and no further from it
+    than before, its opposite sides as even and its size within the range looked for."""
+    if not outlines or not _has_picture(table):
+        return outlines
+    mean = table.mean
+    scale = mean.shape[1] / colour.shape[1]
+    out = []
+    for o in outlines:
+        q = clockwise(o.corners[None].astype(np.float32))
+        short = float(min(np.hypot(*(q[0] - q[0, _NEXT]).T)))
+        r_in = int(np.ceil(SEAT_IN[0] + SEAT_IN[1] * short))
+        r_out = int(np.ceil(SEAT_OUT[0] + SEAT_OUT[1] * short))
+        offsets = np.arange(-r_in, r_out + 1, dtype=np.float32)
+        base, normal, t = _side_samples(q, n, 0.1, 0.9)
+        pts = base[0, :, :, None, :] + normal[0, :, None, None, :] * offsets[None, None, :, None]   # 4,n,K,2
+        here = sample(colour, pts).astype(np.float32) @ _TO_YCC.T
+        empty = sample(mean, pts * scale).astype(np.float32) @ _TO_YCC.T
+        hides = np.sqrt(((here - empty) ** 2).sum(-1)) >= SEAT_HIDES
+        if hides.sum() < 10:
+            out.append(o)
+            continue
+        cand = here[hides]
+        paper_colour = np.median(cand[cand[:, 0] >= np.percentile(cand[:, 0], 90)], axis=0)
+        paper = hides & (np.sqrt(((here - paper_colour) ** 2).sum(-1)) <= SEAT_PAPER)
+        # The first run of paper from the innermost sample outward, and where it ends.
+        seen = np.cumsum(paper, axis=-1) > 0
+        ended = seen & ~paper
+        j = ended.argmax(axis=-1)                                                # 4,n
+        # The paper must end at a step in the picture (not only where the empty table
+        # under it was as light: a card lying on a marker's white border).
+        jump = np.take_along_axis(here, np.minimum(j + 1, len(offsets) - 1)[..., None, None], 2)[..., 0, :] \
+            - np.take_along_axis(here, np.maximum(j - 1, 0)[..., None, None], 2)[..., 0, :]
+        has = ended.any(axis=-1) & (paper.sum(axis=-1) >= 2) & (np.sqrt((jump ** 2).sum(-1)) >= STEP)
+        end = offsets[j] - 0.5
+        lines, moved = [], False
+        for k in range(4):
+            e, ok = end[k], has[k]
+            line = None
+            if ok.sum() >= SEAT_AGREE * n:
+                fit = np.polyfit(t[ok], e[ok], 1)
+                near = ok & (np.abs(np.polyval(fit, t) - e) <= 1.5)
+                if near.sum() >= SEAT_AGREE * n:
+                    fit = np.polyfit(t[near], e[near], 1)
+                    ends = np.polyval(fit, [0.0, 1.0])
+                    # Outward only (wholly, or turned about a point on the side): paper
+                    # found inside a side is the card's own (a dark line along its edge).
+                    if ends.max() >= SEAT_MOVE and ends.mean() >= 0:
+                        line = ends
+            a, b = q[0, k], q[0, _NEXT[k]]
+            if line is not None:
+                a, b = a + normal[0, k] * line[0], b + normal[0, k] * line[1]
+                moved = True
+            lines.append((a, b - a))
+        if not moved:
+            out.append(o)
+            continue
+        new = np.empty((1, 4, 2), np.float32)
+        for k in range(4):
+            (p, d), (r, e) = lines[k - 1], lines[k]
+            det = d[0] * (-e[1]) + e[0] * d[1]
+            if abs(det) < 1e-6:
+                break
+            new[0, k] = p + ((r - p)[0] * (-e[1]) + e[0] * (r - p)[1]) / det * d
+        else:
+            # The paper's end is known to half a pixel: the step there places it finer.
+            new = refine(colour, new, reach=1.5)
+            if _seat_kept(q, new, aspect, min_long, max_long):
+                o = Outline(_start_top_left(new[0]), o.support, o.contrast, blob=o.blob)
+        out.append(o)
+    return out
+
+
+def _seat_kept(old: np.ndarray, new: np.ndarray, aspect: Optional[float], min_long: float, max_long: float) -> bool:
+    """Whether a seated outline ``new`` may replace ``old`` (both (1, 4, 2)): see
+    :func:`seat_on_paper`."""
+    (r0, _, s0), (r1, long1, s1) = quad_shape(old), quad_shape(new)
+    if not (np.isfinite(new).all() and min_long <= long1[0] <= max_long and s1[0] <= max(MAX_SKEW, s0[0])):
+        return False
+    if aspect:
+        off0, off1 = abs(r0[0] - aspect), abs(r1[0] - aspect)
+        return off1 <= ASPECT_TOLERANCE * aspect and off1 <= off0 + 0.02 * aspect
+    lo, hi = ANY_CARD
+    return lo < r1[0] < hi
+
+
 def _hull_quad(hull: np.ndarray, points: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
     """The quadrilateral a convex hull reduces to (the crossings of the lines through
     its four longest sides, so that cut or rounded corners do not matter), or None when
@@ -579,6 +692,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
                                    min_long, both_all, stats, max_long, veto, free)
     if veto is not None and outlines and _has_picture(table):
         outlines = _not_the_tables(outlines, colour, table)
+        outlines = seat_on_paper(colour, outlines, table, aspect, min_long, max_long)
     if table is None:
         outlines += region_outlines(frame_bgr, scale, aspect, min_long, max_long, mask)
     if table is None and outlines:
