@@ -443,7 +443,10 @@ SEAT_HIDES = 20.0
 card (it hides the table there; a marker's white border touching the card does not)."""
 SEAT_AGREE = 0.6
 """Least fraction of a side's points whose paper ends on one straight line for the side to
-be moved there (a marker touching the card hides its edge along the rest)."""
+be moved there (a marker touching the card hides its edge along the rest), of the points
+where its end can be told ..."""
+SEAT_LEAST = 0.35
+"""... and of all of the side's points."""
 SEAT_MOVE = 2.0
 """Least move outward (px, at either end of a side) that is made: a side already on the card's
 edge stays as it is (a card that has not moved keeps its reading)."""
@@ -481,7 +484,8 @@ def seat_on_paper(colour: np.ndarray, outlines: list, table, aspect: Optional[fl
             continue
         cand = here[hides]
         paper_colour = np.median(cand[cand[:, 0] >= np.percentile(cand[:, 0], 90)], axis=0)
-        paper = hides & (np.sqrt(((here - paper_colour) ** 2).sum(-1)) <= SEAT_PAPER)
+        light = np.sqrt(((here - paper_colour) ** 2).sum(-1)) <= SEAT_PAPER
+        paper = hides & light
         # The first run of paper from the innermost sample outward, and where it ends.
         seen = np.cumsum(paper, axis=-1) > 0
         ended = seen & ~paper
@@ -490,26 +494,42 @@ def seat_on_paper(colour: np.ndarray, outlines: list, table, aspect: Optional[fl
         # under it was as light: a card lying on a marker's white border).
         jump = np.take_along_axis(here, np.minimum(j + 1, len(offsets) - 1)[..., None, None], 2)[..., 0, :] \
             - np.take_along_axis(here, np.maximum(j - 1, 0)[..., None, None], 2)[..., 0, :]
-        has = ended.any(axis=-1) & (paper.sum(axis=-1) >= 2) & (np.sqrt((jump ** 2).sum(-1)) >= STEP)
+        run = ended.any(axis=-1) & (paper.sum(axis=-1) >= 2)
+        # Where the paper runs on into something as light that the empty table has too (a
+        # marker's white border under or beside the card), its end says nothing.
+        blind = run & np.take_along_axis(light, j[..., None], 2)[..., 0]
+        has = run & ~blind & (np.sqrt((jump ** 2).sum(-1)) >= STEP)
+        judged = np.maximum(n - blind.sum(axis=-1), 1)
         end = offsets[j] - 0.5
-        lines, moved = [], False
+        moves = [None] * 4
         for k in range(4):
             e, ok = end[k], has[k]
-            line = None
-            if ok.sum() >= SEAT_AGREE * n:
+            need = max(SEAT_AGREE * judged[k], SEAT_LEAST * n)
+            if ok.sum() >= need:
                 fit = np.polyfit(t[ok], e[ok], 1)
                 near = ok & (np.abs(np.polyval(fit, t) - e) <= 1.5)
-                if near.sum() >= SEAT_AGREE * n:
+                if near.sum() >= need:
                     fit = np.polyfit(t[near], e[near], 1)
                     ends = np.polyval(fit, [0.0, 1.0])
                     # Outward only (wholly, or turned about a point on the side): paper
                     # found inside a side is the card's own (a dark line along its edge).
                     if ends.max() >= SEAT_MOVE and ends.mean() >= 0:
-                        line = ends
+                        moves[k] = ends
+        moved = [m for m in moves if m is not None]
+        if moved and len(moved) < 4:
+            # A rim is as wide all round: a side whose paper runs on into the table's own
+            # light (the card lying on a marker's white border) has a band of paper as wide
+            # as the rim found at the other sides just outside it, and moves by that much.
+            width = float(np.median([m.mean() for m in moved]))
+            band = (offsets >= 2.0) & (offsets <= width - 1.5)
+            for k in range(4):
+                if moves[k] is None and band.any() and paper[k][:, band].all(axis=-1).mean() >= SEAT_AGREE:
+                    moves[k] = np.array([width, width])
+        lines = []
+        for k in range(4):
             a, b = q[0, k], q[0, _NEXT[k]]
-            if line is not None:
-                a, b = a + normal[0, k] * line[0], b + normal[0, k] * line[1]
-                moved = True
+            if moves[k] is not None:
+                a, b = a + normal[0, k] * moves[k][0], b + normal[0, k] * moves[k][1]
             lines.append((a, b - a))
         if not moved:
             out.append(o)
