@@ -467,100 +467,103 @@ def seat_on_paper(colour: np.ndarray, outlines: list, table, aspect: Optional[fl
         return outlines
     mean = table.mean
     scale = mean.shape[1] / colour.shape[1]
-    out = []
-    for o in outlines:
-        q = clockwise(o.corners[None].astype(np.float32))
-        short = float(min(np.hypot(*(q[0] - q[0, _NEXT]).T)))
-        r_in = int(np.ceil(SEAT_IN[0] + SEAT_IN[1] * short))
-        r_out = int(np.ceil(SEAT_OUT[0] + SEAT_OUT[1] * short))
-        offsets = np.arange(-r_in, r_out + 1, dtype=np.float32)
-        base, normal, t = _side_samples(q, n, 0.1, 0.9)
-        pts = base[0, :, :, None, :] + normal[0, :, None, None, :] * offsets[None, None, :, None]   # 4,n,K,2
-        here = sample(colour, pts).astype(np.float32) @ _TO_YCC.T
-        empty = sample(mean, pts * scale).astype(np.float32) @ _TO_YCC.T
-        hides = np.sqrt(((here - empty) ** 2).sum(-1)) >= SEAT_HIDES
-        if hides.sum() < 10:
-            out.append(o)
-            continue
-        cand = here[hides]
-        paper_colour = np.median(cand[cand[:, 0] >= np.percentile(cand[:, 0], 90)], axis=0)
-        light = np.sqrt(((here - paper_colour) ** 2).sum(-1)) <= SEAT_PAPER
-        paper = hides & light
-        # The first run of paper from the innermost sample outward, and where it ends.
-        seen = np.cumsum(paper, axis=-1) > 0
-        ended = seen & ~paper
-        j = ended.argmax(axis=-1)                                                # 4,n
-        # The paper must end at a step in the picture (not only where the empty table
-        # under it was as light: a card lying on a marker's white border).
-        jump = np.take_along_axis(here, np.minimum(j + 1, len(offsets) - 1)[..., None, None], 2)[..., 0, :] \
-            - np.take_along_axis(here, np.maximum(j - 1, 0)[..., None, None], 2)[..., 0, :]
-        run = ended.any(axis=-1) & (paper.sum(axis=-1) >= 2)
-        # Where the paper runs on into something as light that the empty table has too (a
-        # marker's white border under or beside the card), its end says nothing.
-        blind = run & np.take_along_axis(light, j[..., None], 2)[..., 0]
-        has = run & ~blind & (np.sqrt((jump ** 2).sum(-1)) >= STEP)
-        judged = np.maximum(n - blind.sum(axis=-1), 1)
-        end = offsets[j] - 0.5
-        moves = [None] * 4
-        for k in range(4):
-            e, ok = end[k], has[k]
-            need = max(SEAT_AGREE * judged[k], SEAT_LEAST * n)
-            if ok.sum() >= need:
-                fit = np.polyfit(t[ok], e[ok], 1)
-                near = ok & (np.abs(np.polyval(fit, t) - e) <= 1.5)
-                if near.sum() >= need:
-                    fit = np.polyfit(t[near], e[near], 1)
-                    ends = np.polyval(fit, [0.0, 1.0])
-                    # Outward only (wholly, or turned about a point on the side): paper
-                    # found inside a side is the card's own (a dark line along its edge).
-                    if ends.max() >= SEAT_MOVE and ends.mean() >= 0:
-                        moves[k] = ends
-        moved = [m for m in moves if m is not None]
-        if moved and len(moved) < 4:
-            # A rim is as wide all round: a side whose paper runs on into the table's own
-            # light (the card lying on a marker's white border) has a band of paper as wide
-            # as the rim found at the other sides just outside it, and moves by that much.
-            width = float(np.median([m.mean() for m in moved]))
-            band = (offsets >= 2.0) & (offsets <= width - 1.5)
-            for k in range(4):
-                if moves[k] is None and band.any() and paper[k][:, band].all(axis=-1).mean() >= SEAT_AGREE:
-                    moves[k] = np.array([width, width])
-        lines = []
-        for k in range(4):
-            a, b = q[0, k], q[0, _NEXT[k]]
-            if moves[k] is not None:
-                a, b = a + normal[0, k] * moves[k][0], b + normal[0, k] * moves[k][1]
-            lines.append((a, b - a))
-        if not moved:
-            out.append(o)
-            continue
-        new = np.empty((1, 4, 2), np.float32)
-        for k in range(4):
-            (p, d), (r, e) = lines[k - 1], lines[k]
-            det = d[0] * (-e[1]) + e[0] * d[1]
-            if abs(det) < 1e-6:
-                break
-            new[0, k] = p + ((r - p)[0] * (-e[1]) + e[0] * (r - p)[1]) / det * d
-        else:
-            # The paper's end is known to half a pixel: the step there places it finer.
-            new = refine(colour, new, reach=1.5)
-            if _seat_kept(q, new, aspect, min_long, max_long):
-                o = Outline(_start_top_left(new[0]), o.support, o.contrast, blob=o.blob)
-        out.append(o)
+    q = clockwise(np.stack([o.corners for o in outlines]).astype(np.float32))            # Q,4,2
+    short = np.hypot(*np.moveaxis(q - q[:, _NEXT], -1, 0)).min(axis=1)
+    r_in, r_out = SEAT_IN[0] + SEAT_IN[1] * short, SEAT_OUT[0] + SEAT_OUT[1] * short
+    offsets = np.arange(-np.ceil(r_in.max()), np.ceil(r_out.max()) + 1, dtype=np.float32)
+    kk = len(offsets)
+    reach = ((offsets >= -np.ceil(r_in)[:, None]) & (offsets <= np.ceil(r_out)[:, None]))[:, None, None, :]
+    base, normal, t = _side_samples(q, n, 0.1, 0.9)
+    pts = base[:, :, :, None, :] + normal[:, :, None, None, :] * offsets[:, None]             # Q,4,n,K,2
+    here = sample(colour, pts).astype(np.float32) @ _TO_YCC.T
+    empty = sample(mean, pts * scale).astype(np.float32) @ _TO_YCC.T
+    hides = (np.sqrt(((here - empty) ** 2).sum(-1)) >= SEAT_HIDES) & reach
+    light = np.zeros(hides.shape, bool)
+    for i in range(len(q)):
+        cand = here[i][hides[i]]
+        if len(cand) >= 10:
+            white = np.median(cand[cand[:, 0] >= np.percentile(cand[:, 0], 90)], axis=0)
+            light[i] = np.sqrt(((here[i] - white) ** 2).sum(-1)) <= SEAT_PAPER
+    paper = hides & light
+    # The first run of paper from the innermost sample outward, and where it ends.
+    seen = np.cumsum(paper, axis=-1) > 0
+    ended = seen & ~paper & reach
+    j = ended.argmax(axis=-1)                                                            # Q,4,n
+    # The paper must end at a step in the picture (not only where the empty table under
+    # it was as light: a card lying on a marker's white border).
+    after = np.take_along_axis(here, np.minimum(j + 1, kk - 1)[..., None, None], 3)[..., 0, :]
+    before = np.take_along_axis(here, np.maximum(j - 1, 0)[..., None, None], 3)[..., 0, :]
+    run = ended.any(axis=-1) & (paper.sum(axis=-1) >= 2)
+    # Where the paper runs on into something as light that the empty table has too (a
+    # marker's white border under or beside the card), its end says nothing.
+    blind = run & np.take_along_axis(light, j[..., None], 3)[..., 0]
+    has = run & ~blind & (np.sqrt(((after - before) ** 2).sum(-1)) >= STEP)
+    need = np.maximum(SEAT_AGREE * (n - blind.sum(axis=-1)), SEAT_LEAST * n)             # Q,4
+    end = offsets[j] - 0.5
+    fit = _line_fit(t, end, has)
+    near = has & (np.abs(fit[..., :1] + fit[..., 1:] * t - end) <= 1.5)
+    fit = _line_fit(t, end, near)
+    ends = np.stack([fit[..., 0], fit[..., 0] + fit[..., 1]], axis=-1)                   # Q,4,2: at t=0, 1
+    # Outward only (wholly, or turned about a point on the side): paper found inside a
+    # side is the card's own (a dark line along its edge).
+    move = (has.sum(axis=-1) >= need) & (near.sum(axis=-1) >= need) & (ends.max(axis=-1) >= SEAT_MOVE) \
+        & (ends.mean(axis=-1) >= 0)
+    ends = np.where(move[..., None], ends, 0.0)
+    for i in np.nonzero(move.any(axis=1) & ~move.all(axis=1))[0]:
+        # A rim is as wide all round: a side whose paper runs on into the table's own
+        # light (the card lying on a marker's white border) has a band of paper as wide
+        # as the rim found at the other sides just outside it, and moves by that much.
+        width = float(np.median(ends[i][move[i]].mean(axis=-1)))
+        band = (offsets >= 2.0) & (offsets <= width - 1.5)
+        if band.any():
+            rim = ~move[i] & (paper[i][:, :, band].all(axis=-1).mean(axis=-1) >= SEAT_AGREE)
+            ends[i][rim] = width
+            move[i] |= rim
+    todo = np.nonzero(move.any(axis=1))[0]
+    if len(todo) == 0:
+        return outlines
+    a = q[todo] + normal[todo] * ends[todo, :, :1]
+    d = q[todo][:, _NEXT] + normal[todo] * ends[todo, :, 1:] - a
+    p, e = a[:, _PREV], d[:, _PREV]                    # corner k is where sides k-1 and k cross
+    det = e[..., 0] * (-d[..., 1]) + d[..., 0] * e[..., 1]
+    r = a - p
+    s = (r[..., 0] * (-d[..., 1]) + d[..., 0] * r[..., 1]) / np.where(np.abs(det) < 1e-6, np.nan, det)
+    # The paper's end is known to half a pixel: the step there places it finer.
+    new = refine(colour, np.nan_to_num(p + s[..., None] * e).astype(np.float32), reach=1.5)
+    kept = _seat_kept(q[todo], new, aspect, min_long, max_long) & np.isfinite(s).all(axis=1)
+    out = list(outlines)
+    for i, k, m in zip(todo, kept, new):
+        if k:
+            o = outlines[i]
+            out[i] = Outline(_start_top_left(m), o.support, o.contrast, blob=o.blob)
     return out
 
 
-def _seat_kept(old: np.ndarray, new: np.ndarray, aspect: Optional[float], min_long: float, max_long: float) -> bool:
-    """Whether a seated outline ``new`` may replace ``old`` (both (1, 4, 2)): see
+def _line_fit(t: np.ndarray, e: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Least-squares lines ``e = c0 + c1 * t`` through the points where ``w`` (..., n) is
+    set: (..., 2); a flat line at 0 where fewer than two points are."""
+    w = w.astype(np.float64)
+    s0, st, stt = w.sum(-1), (w * t).sum(-1), (w * t * t).sum(-1)
+    se, ste = (w * e).sum(-1), (w * t * e).sum(-1)
+    det = s0 * stt - st * st
+    ok = det > 1e-9
+    c1 = np.where(ok, (s0 * ste - st * se) / np.where(ok, det, 1.0), 0.0)
+    c0 = np.where(ok, (se - c1 * st) / np.maximum(s0, 1.0), 0.0)
+    return np.stack([c0, c1], axis=-1)
+
+
+def _seat_kept(old: np.ndarray, new: np.ndarray, aspect: Optional[float], min_long: float,
+               max_long: float) -> np.ndarray:
+    """Whether each seated outline of ``new`` may replace ``old`` (both (Q, 4, 2)): see
     :func:`seat_on_paper`."""
     (r0, _, s0), (r1, long1, s1) = quad_shape(old), quad_shape(new)
-    if not (np.isfinite(new).all() and min_long <= long1[0] <= max_long and s1[0] <= max(MAX_SKEW, s0[0])):
-        return False
+    ok = np.isfinite(new).all(axis=(1, 2)) & (long1 >= min_long) & (long1 <= max_long) \
+        & (s1 <= np.maximum(MAX_SKEW, s0))
     if aspect:
-        off0, off1 = abs(r0[0] - aspect), abs(r1[0] - aspect)
-        return off1 <= ASPECT_TOLERANCE * aspect and off1 <= off0 + 0.02 * aspect
+        off0, off1 = np.abs(r0 - aspect), np.abs(r1 - aspect)
+        return ok & (off1 <= ASPECT_TOLERANCE * aspect) & (off1 <= off0 + 0.02 * aspect)
     lo, hi = ANY_CARD
-    return lo < r1[0] < hi
+    return ok & (r1 > lo) & (r1 < hi)
 
 
 def _hull_quad(hull: np.ndarray, points: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
