@@ -22,6 +22,8 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    ``STEP`` that stands ``PEAK`` times above the table just outside), the shape must be
    the deck's, and opposite sides nearly equal. With the learnt table, an outline whose
    sides are steps the empty table has too is the table's (a box printed on the mat).
+   Then each side is seated on the card's paper (``seat_on_paper``): moved outward to
+   where the card's light rim ends, when the strongest step was its print's edge.
    Overlapping outlines are one card.
 6. *Single photos* (no learnt table): outlines that were a card's picture frame are grown
    to the card's edge (``grow_outlines``), and regions unlike the photo's dominant
@@ -447,6 +449,10 @@ be moved there (a marker touching the card hides its edge along the rest), of th
 where its end can be told ..."""
 SEAT_LEAST = 0.35
 """... and of all of the side's points."""
+SEAT_SHAPE = 0.05
+"""Largest relative difference between a seated outline's width/height and the deck's: on
+the card's edge all round, it is the card's shape (tuning sessions: within 4%). An outline
+seated on two sides of a card and a third along the card under it (an overlap) is not."""
 SEAT_MOVE = 2.0
 """Least move outward (px, at either end of a side) that is made: a side already on the card's
 edge stays as it is (a card that has not moved keeps its reading)."""
@@ -461,8 +467,9 @@ def seat_on_paper(colour: np.ndarray, outlines: list, table, aspect: Optional[fl
     outward, the first run of the card's paper (its lightest colour near the sides that
     is not the empty table's, ``table.mean``) is followed to where it ends; when those ends
     lie on one straight line for most of the side (``SEAT_AGREE``), the side moves there.
-    The moved outline is kept only when its shape is the deck's and no further from it
-    than before, its opposite sides as even and its size within the range looked for."""
+    The moved outline is kept only when its shape is the deck's (``SEAT_SHAPE``) and no
+    further from it than before, its opposite sides as even and its size within the range
+    looked for."""
     if not outlines or not _has_picture(table):
         return outlines
     mean = table.mean
@@ -561,7 +568,7 @@ def _seat_kept(old: np.ndarray, new: np.ndarray, aspect: Optional[float], min_lo
         & (s1 <= np.maximum(MAX_SKEW, s0))
     if aspect:
         off0, off1 = np.abs(r0 - aspect), np.abs(r1 - aspect)
-        return ok & (off1 <= ASPECT_TOLERANCE * aspect) & (off1 <= off0 + 0.02 * aspect)
+        return ok & (off1 <= SEAT_SHAPE * aspect) & (off1 <= off0 + 0.02 * aspect)
     lo, hi = ANY_CARD
     return ok & (r1 > lo) & (r1 < hi)
 
