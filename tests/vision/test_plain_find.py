@@ -346,3 +346,18 @@ def test_edge_pieces_traced_twice_are_kept_once_as_before():
         assert (np.unique(rows, return_index=True)[1] == np.unique(key, axis=0, return_index=True)[1]).all()
     assert _row_keys(np.array([[0, 1, 2, 1 << 15]], np.int64)) is None
     assert _row_keys(np.array([[0, -1, 2, 3]], np.int64)) is None
+
+
+@pytest.mark.parametrize("at, rotation", [((346, 250), -4), ((350, 260), 2)])
+def test_a_light_rimmed_card_lying_on_a_markers_white_border_is_found_at_its_own_edge(at, rotation):
+    # An Oxygen card's dark print inside its light rim is a stronger straight step than
+    # the rim's own edge on the cloth, and where the card lies on a marker's white border
+    # the rim has no edge at all: its print's edge was taken for the card's side, 7-10 px
+    # in. The side is moved out to where the card's paper ends.
+    frame, empty, truth = scene([place("9S", at, rotation)], seed=1, cloth="green", deck="oxygen",
+                                size=(1280, 720))
+    table = TableModel()
+    table.learn(empty)
+    outlines = top_level(find_outlines(frame, 0.705, table=table))
+    assert len(outlines) == 1
+    assert corner_error(outlines[0].corners, truth[0]["corners"]) < 3.0

@@ -22,6 +22,8 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    ``STEP`` that stands ``PEAK`` times above the table just outside), the shape must be
    the deck's, and opposite sides nearly equal. With the learnt table, an outline whose
    sides are steps the empty table has too is the table's (a box printed on the mat).
+   Then each side is seated on the card's paper (``seat_on_paper``): moved outward to
+   where the card's light rim ends, when the strongest step was its print's edge.
    Overlapping outlines are one card.
 6. *Single photos* (no learnt table): outlines that were a card's picture frame are grown
    to the card's edge (``grow_outlines``), and regions unlike the photo's dominant
@@ -430,6 +432,147 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) 
     return frac.min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
 
 
+SEAT_IN = (2.0, 0.03)
+"""How far inside each side of a found outline the card's paper is looked for: 2 px and
+this fraction of the outline's short side."""
+SEAT_OUT = (2.0, 0.1)
+"""How far outside it: a card's paper rim beyond its print's edge is up to about a tenth of
+the short side (Oxygen's rim: 6%)."""
+SEAT_PAPER = 25.0
+"""Largest difference of colour (as ``STEP``) from the card's paper of a point of it."""
+SEAT_HIDES = 20.0
+"""Least difference of colour (as ``STEP``) from the empty table's picture of a point of the
+card (it hides the table there; a marker's white border touching the card does not)."""
+SEAT_AGREE = 0.6
+"""Least fraction of a side's points whose paper ends on one straight line for the side to
+be moved there (a marker touching the card hides its edge along the rest), of the points
+where its end can be told ..."""
+SEAT_LEAST = 0.35
+"""... and of all of the side's points."""
+SEAT_SHAPE = 0.05
+"""Largest relative difference between a seated outline's width/height and the deck's: on
+the card's edge all round, it is the card's shape (tuning sessions: within 4%). An outline
+seated on two sides of a card and a third along the card under it (an overlap) is not."""
+SEAT_MOVE = 2.0
+"""Least move outward (px, at either end of a side) that is made: a side already on the card's
+edge stays as it is (a card that has not moved keeps its reading)."""
+
+
+def seat_on_paper(colour: np.ndarray, outlines: list, table, aspect: Optional[float],
+                  min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, n: int = 24) -> list:
+    """The outlines with each side moved to where the card's paper ends: the strongest
+    straight step near a card is sometimes not its edge (its print's edge inside a light
+    rim, where a marker touching the card or a line of the mat along it weakens the rim's
+    own step; or a side tilted onto both). Along every side, from a little inside it
+    outward, the first run of the card's paper (its lightest colour near the sides that
+    is not the empty table's, ``table.mean``) is followed to where it ends; when those ends
+    lie on one straight line for most of the side (``SEAT_AGREE``), the side moves there.
+    The moved outline is kept only when its shape is the deck's (``SEAT_SHAPE``) and no
+    further from it than before, its opposite sides as even and its size within the range
+    looked for."""
+    if not outlines or not _has_picture(table):
+        return outlines
+    mean = table.mean
+    scale = mean.shape[1] / colour.shape[1]
+    q = clockwise(np.stack([o.corners for o in outlines]).astype(np.float32))            # Q,4,2
+    short = np.hypot(*np.moveaxis(q - q[:, _NEXT], -1, 0)).min(axis=1)
+    r_in, r_out = SEAT_IN[0] + SEAT_IN[1] * short, SEAT_OUT[0] + SEAT_OUT[1] * short
+    offsets = np.arange(-np.ceil(r_in.max()), np.ceil(r_out.max()) + 1, dtype=np.float32)
+    kk = len(offsets)
+    reach = ((offsets >= -np.ceil(r_in)[:, None]) & (offsets <= np.ceil(r_out)[:, None]))[:, None, None, :]
+    base, normal, t = _side_samples(q, n, 0.1, 0.9)
+    pts = base[:, :, :, None, :] + normal[:, :, None, None, :] * offsets[:, None]             # Q,4,n,K,2
+    here = sample(colour, pts).astype(np.float32) @ _TO_YCC.T
+    empty = sample(mean, pts * scale).astype(np.float32) @ _TO_YCC.T
+    hides = (np.sqrt(((here - empty) ** 2).sum(-1)) >= SEAT_HIDES) & reach
+    light = np.zeros(hides.shape, bool)
+    for i in range(len(q)):
+        cand = here[i][hides[i]]
+        if len(cand) >= 10:
+            white = np.median(cand[cand[:, 0] >= np.percentile(cand[:, 0], 90)], axis=0)
+            light[i] = np.sqrt(((here[i] - white) ** 2).sum(-1)) <= SEAT_PAPER
+    paper = hides & light
+    # The first run of paper from the innermost sample outward, and where it ends.
+    seen = np.cumsum(paper, axis=-1) > 0
+    ended = seen & ~paper & reach
+    j = ended.argmax(axis=-1)                                                            # Q,4,n
+    # The paper must end at a step in the picture (not only where the empty table under
+    # it was as light: a card lying on a marker's white border).
+    after = np.take_along_axis(here, np.minimum(j + 1, kk - 1)[..., None, None], 3)[..., 0, :]
+    before = np.take_along_axis(here, np.maximum(j - 1, 0)[..., None, None], 3)[..., 0, :]
+    run = ended.any(axis=-1) & (paper.sum(axis=-1) >= 2)
+    # Where the paper runs on into something as light that the empty table has too (a
+    # marker's white border under or beside the card), its end says nothing.
+    blind = run & np.take_along_axis(light, j[..., None], 3)[..., 0]
+    has = run & ~blind & (np.sqrt(((after - before) ** 2).sum(-1)) >= STEP)
+    need = np.maximum(SEAT_AGREE * (n - blind.sum(axis=-1)), SEAT_LEAST * n)             # Q,4
+    end = offsets[j] - 0.5
+    fit = _line_fit(t, end, has)
+    near = has & (np.abs(fit[..., :1] + fit[..., 1:] * t - end) <= 1.5)
+    fit = _line_fit(t, end, near)
+    ends = np.stack([fit[..., 0], fit[..., 0] + fit[..., 1]], axis=-1)                   # Q,4,2: at t=0, 1
+    # Outward only (wholly, or turned about a point on the side): paper found inside a
+    # side is the card's own (a dark line along its edge).
+    move = (has.sum(axis=-1) >= need) & (near.sum(axis=-1) >= need) & (ends.max(axis=-1) >= SEAT_MOVE) \
+        & (ends.mean(axis=-1) >= 0)
+    ends = np.where(move[..., None], ends, 0.0)
+    for i in np.nonzero(move.any(axis=1) & ~move.all(axis=1))[0]:
+        # A rim is as wide all round: a side whose paper runs on into the table's own
+        # light (the card lying on a marker's white border) has a band of paper as wide
+        # as the rim found at the other sides just outside it, and moves by that much.
+        width = float(np.median(ends[i][move[i]].mean(axis=-1)))
+        band = (offsets >= 2.0) & (offsets <= width - 1.5)
+        if band.any():
+            rim = ~move[i] & (paper[i][:, :, band].all(axis=-1).mean(axis=-1) >= SEAT_AGREE)
+            ends[i][rim] = width
+            move[i] |= rim
+    todo = np.nonzero(move.any(axis=1))[0]
+    if len(todo) == 0:
+        return outlines
+    a = q[todo] + normal[todo] * ends[todo, :, :1]
+    d = q[todo][:, _NEXT] + normal[todo] * ends[todo, :, 1:] - a
+    p, e = a[:, _PREV], d[:, _PREV]                    # corner k is where sides k-1 and k cross
+    det = e[..., 0] * (-d[..., 1]) + d[..., 0] * e[..., 1]
+    r = a - p
+    s = (r[..., 0] * (-d[..., 1]) + d[..., 0] * r[..., 1]) / np.where(np.abs(det) < 1e-6, np.nan, det)
+    # The paper's end is known to half a pixel: the step there places it finer.
+    new = refine(colour, np.nan_to_num(p + s[..., None] * e).astype(np.float32), reach=1.5)
+    kept = _seat_kept(q[todo], new, aspect, min_long, max_long) & np.isfinite(s).all(axis=1)
+    out = list(outlines)
+    for i, k, m in zip(todo, kept, new):
+        if k:
+            o = outlines[i]
+            out[i] = Outline(_start_top_left(m), o.support, o.contrast, blob=o.blob)
+    return out
+
+
+def _line_fit(t: np.ndarray, e: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Least-squares lines ``e = c0 + c1 * t`` through the points where ``w`` (..., n) is
+    set: (..., 2); a flat line at 0 where fewer than two points are."""
+    w = w.astype(np.float64)
+    s0, st, stt = w.sum(-1), (w * t).sum(-1), (w * t * t).sum(-1)
+    se, ste = (w * e).sum(-1), (w * t * e).sum(-1)
+    det = s0 * stt - st * st
+    ok = det > 1e-9
+    c1 = np.where(ok, (s0 * ste - st * se) / np.where(ok, det, 1.0), 0.0)
+    c0 = np.where(ok, (se - c1 * st) / np.maximum(s0, 1.0), 0.0)
+    return np.stack([c0, c1], axis=-1)
+
+
+def _seat_kept(old: np.ndarray, new: np.ndarray, aspect: Optional[float], min_long: float,
+               max_long: float) -> np.ndarray:
+    """Whether each seated outline of ``new`` may replace ``old`` (both (Q, 4, 2)): see
+    :func:`seat_on_paper`."""
+    (r0, _, s0), (r1, long1, s1) = quad_shape(old), quad_shape(new)
+    ok = np.isfinite(new).all(axis=(1, 2)) & (long1 >= min_long) & (long1 <= max_long) \
+        & (s1 <= np.maximum(MAX_SKEW, s0))
+    if aspect:
+        off0, off1 = np.abs(r0 - aspect), np.abs(r1 - aspect)
+        return ok & (off1 <= SEAT_SHAPE * aspect) & (off1 <= off0 + 0.02 * aspect)
+    lo, hi = ANY_CARD
+    return ok & (r1 > lo) & (r1 < hi)
+
+
 def _hull_quad(hull: np.ndarray, points: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
     """The quadrilateral a convex hull reduces to (the crossings of the lines through
     its four longest sides, so that cut or rounded corners do not matter), or None when
@@ -579,6 +722,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
                                    min_long, both_all, stats, max_long, veto, free)
     if veto is not None and outlines and _has_picture(table):
         outlines = _not_the_tables(outlines, colour, table)
+        outlines = seat_on_paper(colour, outlines, table, aspect, min_long, max_long)
     if table is None:
         outlines += region_outlines(frame_bgr, scale, aspect, min_long, max_long, mask)
     if table is None and outlines:
