@@ -660,6 +660,28 @@ def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
     return [o for o, x in zip(outlines, own, strict=True) if not x]
 
 
+PHOTO_SLANT = 1.12
+"""In a single photo, a card's width/height may differ from the deck's by up to this factor
+either way (a phone held at a slant foreshortens a card along the slant, more or less as the
+card lies across or along it): corners are also completed at these proportions."""
+
+
+PHOTO_REACH, PHOTO_REACH_MAX = 0.12, 40.0
+"""In a single photo, how far (a fraction of the long side, at most so many px) each side of
+a corner's completed card is also looked for."""
+
+
+def photo_aspects(aspect: Optional[float]) -> list:
+    """The proportions (width/height) at which a corner is completed to a card in a single
+    photo: the deck's and the deck's foreshortened either way by ``PHOTO_SLANT``; without
+    the deck's, those looked for live and a card foreshortened across the slant (0.8, up to
+    ``PHOTO_CARD``'s 0.88 with the candidates' tolerance). The refinement moves a side only a
+    few pixels, so a corner completed at the wrong proportions misses a large card's far side."""
+    if aspect:
+        return [aspect, aspect / PHOTO_SLANT, min(aspect * PHOTO_SLANT, PHOTO_CARD[1])]
+    return [0.64, 0.71, 0.8]
+
+
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
                    both_all, stats, max_long=np.inf, veto=None, free=None):
     p0, p1 = segments(edges, scale)
@@ -672,6 +694,8 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
     lab = labels[np.clip(mid[:, 1].astype(int), 0, eh - 1), np.clip(mid[:, 0].astype(int), 0, ew - 1)]
     h, w = frame_bgr.shape[:2]
     aspects = [aspect] if aspect else [0.64, 0.71]
+    if free is PHOTO_CARD:
+        aspects = photo_aspects(aspect)
     quads = []
     for i in messy:
         sel = lab == i
@@ -701,8 +725,15 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
     if stats is not None:
         stats["corner candidates"] = len(quads)
     _, long_side, _ = quad_shape(quads)
-    return _verify(colour, quads, aspect, min_long, reach=float(np.clip(0.05 * np.median(long_side), 3, 8)),
-                   max_long=max_long, veto=veto, free=free)
+    reach = float(np.clip(0.05 * np.median(long_side), 3, 8))
+    out = _verify(colour, quads, aspect, min_long, reach=reach, max_long=max_long, veto=veto, free=free)
+    if free is PHOTO_CARD:
+        # A single photo, perhaps taken at a slant: a corner completed to a parallelogram
+        # misses a large card's far corner by more than that reach (its far side is
+        # shorter by up to a tenth), so the sides are also looked for further out.
+        out += _verify(colour, quads, aspect, min_long, max_long=max_long, veto=veto, free=free,
+                       reach=float(np.clip(PHOTO_REACH * np.median(long_side), 3, PHOTO_REACH_MAX)))
+    return out
 
 
 def _start_top_left(q: np.ndarray) -> np.ndarray:
