@@ -25,7 +25,9 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    Overlapping outlines are one card.
 6. *Single photos* (no learnt table): outlines that were a card's picture frame are grown
    to the card's edge (``grow_outlines``), and regions unlike the photo's dominant
-   surface are proposed as outlines too (``region_outlines``), checked as in 5.
+   surface are proposed as outlines too (``region_outlines``), checked as in 5. A photo may
+   be taken at a slant: corners are also completed at foreshortened proportions
+   (``photo_aspects``) and their sides looked for further out (``PHOTO_REACH``).
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
