@@ -578,7 +578,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         stats.update(blobs=len(big), tier1=len(outlines), messy=len(messy))
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
-                                   min_long, both_all, stats, max_long, veto, free)
+                                   min_long, both_all, stats, max_long, veto, free, photo=table is None)
     if veto is not None and outlines and _has_picture(table):
         outlines = _not_the_tables(outlines, colour, table)
     if table is None:
@@ -685,7 +685,7 @@ def photo_aspects(aspect: Optional[float]) -> list:
 
 
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
-                   both_all, stats, max_long=np.inf, veto=None, free=None):
+                   both_all, stats, max_long=np.inf, veto=None, free=None, photo=False):
     p0, p1 = segments(edges, scale)
     c0, c1 = segments(chroma, scale / 2, MIN_SEGMENT / 2)
     p0, p1 = np.concatenate([p0, c0]), np.concatenate([p1, c1])
@@ -696,7 +696,7 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
     lab = labels[np.clip(mid[:, 1].astype(int), 0, eh - 1), np.clip(mid[:, 0].astype(int), 0, ew - 1)]
     h, w = frame_bgr.shape[:2]
     aspects = [aspect] if aspect else [0.64, 0.71]
-    if free is PHOTO_CARD:
+    if photo:
         aspects = photo_aspects(aspect)
     quads = []
     for i in messy:
@@ -729,7 +729,7 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
     _, long_side, _ = quad_shape(quads)
     reach = float(np.clip(0.05 * np.median(long_side), 3, 8))
     out = _verify(colour, quads, aspect, min_long, reach=reach, max_long=max_long, veto=veto, free=free)
-    if free is PHOTO_CARD:
+    if photo:
         # A single photo, perhaps taken at a slant: a corner completed to a parallelogram
         # misses a large card's far corner by more than that reach (its far side is
         # shorter by up to a tenth), so the sides are also looked for further out.
