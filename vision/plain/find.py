@@ -27,7 +27,9 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    Overlapping outlines are one card.
 6. *Single photos* (no learnt table): outlines that were a card's picture frame are grown
    to the card's edge (``grow_outlines``), and regions unlike the photo's dominant
-   surface are proposed as outlines too (``region_outlines``), checked as in 5.
+   surface are proposed as outlines too (``region_outlines``), checked as in 5. A photo may
+   be taken at a slant: corners are also completed at foreshortened proportions
+   (``photo_aspects``) and their sides looked for further out (``PHOTO_REACH``).
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
@@ -719,7 +721,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         stats.update(blobs=len(big), tier1=len(outlines), messy=len(messy))
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
-                                   min_long, both_all, stats, max_long, veto, free)
+                                   min_long, both_all, stats, max_long, veto, free, photo=table is None)
     if veto is not None and outlines and _has_picture(table):
         outlines = _not_the_tables(outlines, colour, table)
         outlines = seat_on_paper(colour, outlines, table, aspect, min_long, max_long)
@@ -804,8 +806,30 @@ def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
     return [o for o, x in zip(outlines, own, strict=True) if not x]
 
 
+PHOTO_SLANT = 1.12
+"""In a single photo, a card's width/height may differ from the deck's by up to this factor
+either way (a phone held at a slant foreshortens a card along the slant, more or less as the
+card lies across or along it): corners are also completed at these proportions."""
+
+
+PHOTO_REACH, PHOTO_REACH_MAX = 0.12, 40.0
+"""In a single photo, how far (a fraction of the long side, at most so many px) each side of
+a corner's completed card is also looked for."""
+
+
+def photo_aspects(aspect: Optional[float]) -> list:
+    """The proportions (width/height) at which a corner is completed to a card in a single
+    photo: the deck's and the deck's foreshortened either way by ``PHOTO_SLANT``; without
+    the deck's, those looked for live and a card foreshortened across the slant (0.8, up to
+    ``PHOTO_CARD``'s 0.88 with the candidates' tolerance). The refinement moves a side only a
+    few pixels, so a corner completed at the wrong proportions misses a large card's far side."""
+    if aspect:
+        return [aspect, aspect / PHOTO_SLANT, min(aspect * PHOTO_SLANT, PHOTO_CARD[1])]
+    return [0.64, 0.71, 0.8]
+
+
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
-                   both_all, stats, max_long=np.inf, veto=None, free=None):
+                   both_all, stats, max_long=np.inf, veto=None, free=None, photo=False):
     p0, p1 = segments(edges, scale)
     c0, c1 = segments(chroma, scale / 2, MIN_SEGMENT / 2)
     p0, p1 = np.concatenate([p0, c0]), np.concatenate([p1, c1])
@@ -816,6 +840,8 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
     lab = labels[np.clip(mid[:, 1].astype(int), 0, eh - 1), np.clip(mid[:, 0].astype(int), 0, ew - 1)]
     h, w = frame_bgr.shape[:2]
     aspects = [aspect] if aspect else [0.64, 0.71]
+    if photo:
+        aspects = photo_aspects(aspect)
     quads = []
     for i in messy:
         sel = lab == i
@@ -845,8 +871,15 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
     if stats is not None:
         stats["corner candidates"] = len(quads)
     _, long_side, _ = quad_shape(quads)
-    return _verify(colour, quads, aspect, min_long, reach=float(np.clip(0.05 * np.median(long_side), 3, 8)),
-                   max_long=max_long, veto=veto, free=free)
+    reach = float(np.clip(0.05 * np.median(long_side), 3, 8))
+    out = _verify(colour, quads, aspect, min_long, reach=reach, max_long=max_long, veto=veto, free=free)
+    if photo:
+        # A single photo, perhaps taken at a slant: a corner completed to a parallelogram
+        # misses a large card's far corner by more than that reach (its far side is
+        # shorter by up to a tenth), so the sides are also looked for further out.
+        out += _verify(colour, quads, aspect, min_long, max_long=max_long, veto=veto, free=free,
+                       reach=float(np.clip(PHOTO_REACH * np.median(long_side), 3, PHOTO_REACH_MAX)))
+    return out
 
 
 def _start_top_left(q: np.ndarray) -> np.ndarray:
