@@ -27,6 +27,15 @@ _SUIT_MASKS = {t: tuple(SUIT_MASK[t][s] for s in SUITS) for t in SUITS}
 _MOVE_CACHE: dict = {t: {} for t in SUITS}
 _SUIT_CACHE: dict = {t: {} for t in SUITS}
 _SPAN_CACHE: dict = {t: {} for t in SUITS}
+# (trump, maker team, seats out) -> (hands, leader) with two tricks left -> the makers'
+# (lo, hi) bounds; shared by all solvers of that hand, cleared when big.
+_TWO_MEMO: dict = {}
+# Per trump: (the cards of a trick << 5 | the index of the card led) -> the winning card's
+# bit. At most a few tens of thousands of tricks per trump, so never cleared.
+_WINS: dict = {t: {} for t in SUITS}
+# Per trump: the two sides' live trumps -> who holds the top ones (``Solver._run``); at most
+# 3 ** 7 entries per trump.
+_RUNS: dict = {t: {} for t in SUITS}
 
 
 _FOLLOW_OF = {t: tuple(SUIT_MASK[t][EFFECTIVE_SUIT[t][i]] for i in range(24)) for t in SUITS}
@@ -34,8 +43,8 @@ _NEXT_SEATS: dict = {}
 
 
 def _next_seats(out: tuple) -> tuple:
-    """(the next active seat after each seat, the number of active seats) with the
-    seats of ``out`` sitting out."""
+    """(the next active seat after each seat, the number of active seats, the active
+    seats in playing order from each seat) with the seats of ``out`` sitting out."""
     got = _NEXT_SEATS.get(out)
     if got is None:
         nxt = [0] * 4
@@ -44,7 +53,14 @@ def _next_seats(out: tuple) -> tuple:
             while q in out:
                 q = (q + 1) % 4
             nxt[p] = q
-        got = _NEXT_SEATS[out] = (tuple(nxt), sum(1 for p in range(4) if p not in out))
+        nactive = sum(1 for p in range(4) if p not in out)
+        rounds = []
+        for p in range(4):
+            seats = [p]
+            while len(seats) < nactive:
+                seats.append(nxt[seats[-1]])
+            rounds.append(tuple(seats))
+        got = _NEXT_SEATS[out] = (tuple(nxt), nactive, tuple(rounds))
     return got
 
 
@@ -82,14 +98,14 @@ class Solver:
 
     __slots__ = ("trump", "mk", "nxt", "nactive", "power", "follow_of", "trump_mask",
                  "orders", "masks", "memo", "nodes", "cache", "suit_cache", "trump_order",
-                 "span_cache")
+                 "span_cache", "rounds", "twos", "two_memo", "wins", "runs")
 
     def __init__(self, trump: str, maker_team: int, out=()):
         self.trump = trump
         self.mk = maker_team
         # A solver is made for every imagined deal: what depends only on the trump and
         # the seats sitting out is worked out once (``_FOLLOW_OF``, ``_next_seats``).
-        self.nxt, self.nactive = _next_seats(tuple(out))
+        self.nxt, self.nactive, self.rounds = _next_seats(tuple(out))
         self.power = POWER[trump]
         self.follow_of = _FOLLOW_OF[trump]
         self.trump_mask = SUIT_MASK[trump][trump]
@@ -101,9 +117,17 @@ class Solver:
         # question about a position ("3 more?", "all 5?") narrows the same entry.
         self.memo: dict = {}
         self.nodes = 0
+        self.twos = 0
         self.cache = _MOVE_CACHE[trump]
         self.suit_cache = _SUIT_CACHE[trump]
         self.span_cache = _SPAN_CACHE[trump]
+        memo_key = (trump, maker_team, tuple(out))
+        two_memo = _TWO_MEMO.get(memo_key)
+        if two_memo is None:
+            two_memo = _TWO_MEMO[memo_key] = {}
+        self.two_memo = two_memo
+        self.wins = _WINS[trump]
+        self.runs = _RUNS[trump]
 
     # ------------------------------------------------------------------ public
     @property
@@ -129,7 +153,8 @@ class Solver:
             if b & (follow | self.trump_mask) and self.power[i] > best_pow:
                 best_p, best_pow = p, self.power[i]
         p = self.nxt[trick[-1][0]]
-        return self._play(h, p, len(trick), follow, best_p, best_pow, tmask, need)
+        return self._play(h, p, len(trick), follow, best_p, best_pow,
+                          h[0] | h[1] | h[2] | h[3] | tmask, need)
 
     def maker_tricks(self, hands, leader: int, thresholds, trick=(), won: int = 0) -> int:
         """The makers' final trick count, exact at the given ``thresholds`` (sorted trick
@@ -173,6 +198,37 @@ class Solver:
                 p = self.nxt[p]
             return (best_p & 1) == self.mk
         key = (h, leader)
+        if left == 2:
+            # The last two tricks are solved directly (see ``_both``): "need 2" asks
+            # whether the makers take both, "need 1" whether the defenders do not. The
+            # bounds are shared by every solver of the same trump, makers and seats out.
+            self.twos += 1
+            memo = self.two_memo
+            got = memo.get(key)
+            if got is None:
+                lo, hi = self._sure(h, 2)
+            else:
+                lo, hi = got
+            if need <= lo:
+                return True
+            if need > hi:
+                return False
+            if need == 2:
+                r = self._both(h, self.rounds[leader], self.mk)
+                if r:
+                    lo = 2
+                else:
+                    hi = 1
+            else:
+                r = not self._both(h, self.rounds[leader], 1 - self.mk)
+                if r:
+                    lo = 1
+                else:
+                    hi = 0
+            if len(memo) > _CACHE_LIMIT:
+                memo.clear()
+            memo[key] = (lo, hi)
+            return r
         got = self.memo.get(key)
         if got is None:
             lo, hi = self._sure(h, left)
@@ -182,7 +238,7 @@ class Solver:
             return True
         if need > hi:
             return False
-        r = self._play(h, leader, 0, 0, leader, 0, 0, need)
+        r = self._play(h, leader, 0, 0, leader, 0, h[0] | h[1] | h[2] | h[3], need)
         if r:
             lo = need
         else:
@@ -190,12 +246,101 @@ class Solver:
         self.memo[key] = (lo, hi)
         return r
 
+    def _both(self, h, seats, side):
+        """With two tricks left, can team ``side`` take both? ``seats`` are the active
+        seats in order from the leader. Each seat's first card fixes its second, so only
+        the first trick is searched; who wins a trick is looked up (``_winner``)."""
+        xs = h[side] | h[side + 2]
+        alive = h[0] | h[1] | h[2] | h[3]
+        return self._both_at(h, seats, 0, 0, 0, 0, xs, alive, side)
+
+    def _both_at(self, h, seats, i, follow, lead, played, xs, alive, side):
+        # Seat ``seats[i]`` chooses its first card (``lead``: index of the card led,
+        # ``played``: the cards down); the last seat's choice is looked at in the loop.
+        p = seats[i]
+        hand = h[p]
+        legal = hand & follow if i and hand & follow else hand
+        mine = (p & 1) == side
+        low = legal & -legal
+        before_last = i + 2 == len(seats)
+        wins = self.wins
+        for b in (low, legal ^ low) if legal ^ low else (low,):
+            if i == 0:
+                ld = b.bit_length() - 1
+                f = self.follow_of[ld]
+            else:
+                ld, f = lead, follow
+            pl = played | b
+            if not before_last:
+                r = self._both_at(h, seats, i + 1, f, ld, pl, xs, alive, side)
+            else:
+                q = seats[i + 1]
+                hq = h[q]
+                lq = hq & f if hq & f else hq
+                qmine = (q & 1) == side
+                r = not qmine
+                low_q = lq & -lq
+                for c in (low_q, lq ^ low_q) if lq ^ low_q else (low_q,):
+                    t1 = pl | c
+                    key = t1 << 5 | ld
+                    w = wins.get(key)
+                    if w is None:
+                        w = self._winner(t1, ld, key)
+                    if w & xs:
+                        # The first trick's winner leads its other card to the second.
+                        lead2 = h[side if h[side] & w else side + 2] & ~t1
+                        key = (alive ^ t1) << 5 | (lead2.bit_length() - 1)
+                        w = wins.get(key)
+                        if w is None:
+                            w = self._winner(alive ^ t1, lead2.bit_length() - 1, key)
+                        got = w & xs != 0
+                    else:
+                        got = False
+                    if got is qmine:
+                        r = got
+                        break
+            if r is mine:
+                return r
+        return not mine
+
+    def _winner(self, trick, lead, key):
+        """The card (bit) that wins a trick of the cards ``trick`` led by card ``lead``
+        (an index), remembered under ``key`` for every solver of this trump."""
+        power = self.power
+        beats = self.follow_of[lead] | self.trump_mask
+        best, best_pow = 1 << lead, power[lead]
+        rest = trick & beats
+        while rest:
+            b = rest & -rest
+            rest ^= b
+            cp = power[b.bit_length() - 1]
+            if cp > best_pow:
+                best, best_pow = b, cp
+        self.wins[key] = best
+        return best
+
     def _sure(self, h, left):
         """Bounds on the makers' tricks from the top trumps: the highest live trumps, as
         long as one side holds them all, each win the trick they fall in, and one
         player's cards fall in different tricks."""
-        a = h[0] | h[2]
-        b = h[1] | h[3]
+        tm = self.trump_mask
+        key = (h[0] | h[2]) & tm | ((h[1] | h[3]) & tm) << 24
+        got = self.runs.get(key)
+        if got is None:
+            got = self._run(key)
+        side, run = got
+        if side < 0:
+            return 0, left
+        sure = max((h[side] & run).bit_count(), (h[side + 2] & run).bit_count())
+        if side == self.mk:
+            return sure, left
+        return 0, left - sure
+
+    def _run(self, key):
+        """(the side holding the highest live trumps or -1, those trumps) for ``key``:
+        each side's live trumps, the second side's shifted up 24 (see ``_sure``)."""
+        a = key & 0xFFFFFF
+        b = key >> 24
         run = 0
         side = -1
         for c in self.trump_order:
@@ -210,12 +355,8 @@ class Solver:
             else:
                 continue
             run |= c
-        if side < 0:
-            return 0, left
-        sure = max((h[side] & run).bit_count(), (h[side + 2] & run).bit_count())
-        if side == self.mk:
-            return sure, left
-        return 0, left - sure
+        got = self.runs[key] = (side, run)
+        return got
 
     def _moves(self, legal, alive, k, partner_winning, follow, best_pow):
         """The moves worth trying, as ``(bit, index, power)``, best-first (see ``_play``)."""
@@ -275,10 +416,10 @@ class Solver:
             out.append((b, i, power[i]))
         return tuple(out)
 
-    def _play(self, h, p, k, follow, best_p, best_pow, tmask, need):
+    def _play(self, h, p, k, follow, best_p, best_pow, alive, need):
+        # ``alive``: the cards in the hands and in the trick, the same through a trick.
         self.nodes += 1
         hand = h[p]
-        alive = h[0] | h[1] | h[2] | h[3] | tmask
         pw = (best_p & 1) == (p & 1)
         # The ordered moves depend only on a few small numbers, so they are cached per
         # trump suit for every solver (generating and sorting them was half of the time
@@ -326,7 +467,7 @@ class Solver:
             if last:
                 r = self._win(nh, bp, need - 1 if (bp & 1) == self.mk else need)
             else:
-                r = self._play(nh, self.nxt[p], k + 1, f, bp, bpow, tmask | b, need)
+                r = self._play(nh, self.nxt[p], k + 1, f, bp, bpow, alive, need)
             if r is maximizing:
                 return r
         return not maximizing
