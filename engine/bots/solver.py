@@ -7,6 +7,11 @@ defender), so two or three such zero-window searches give the exact score, and a
 search prunes far more than one that counts tricks. Scores are monotone in the makers'
 tricks, so the side maximising tricks also maximises points: solving for tricks is exact.
 
+With two tricks left a question is whether one side takes both (the makers for "2 more?",
+the defenders for "not even 1?"); each player's first card fixes its last, so only the
+first of the two tricks is searched, with who wins each trick looked up in a table per
+trump (``Solver._both``), and the bounds found are shared by every solver of the hand.
+
 >>> from engine.cards import mask_of, parse_cards
 >>> s = Solver("H", maker_team=0)
 >>> hands = [mask_of(parse_cards(t)) for t in ("JH AH", "9S 10S", "JD KH", "QS KS")]
@@ -73,15 +78,20 @@ def _POWER(m):
 
 
 _CACHE_LIMIT = 200_000
-NODE_WORK = 0.94
+NODE_WORK = 0.93
 """Work units (Insane's budget, ``engine.bots.insane``) charged for one search node.
 
 A unit stands for a fixed amount of CPU time (about 1.5 us on the development machine;
 ``python -m bench.solver_speed`` measures it), so that a budget of units takes the same
-time on a machine whatever the solver does per node. Measured in Insane's own decisions,
-a node of this solver costs about 0.94 of the CPU time of a node of the earlier one,
-which defined the unit (one node each); whole deals alone cost more per node (the
-bounds at each trick's start), the short positions of the play less."""
+time on a machine whatever the solver does per node. Measured in Insane's decisions
+(the solver's questions recorded and replayed), a node with three or more tricks left
+costs about 0.93 of the CPU time of a node of the first solver, which defined the unit
+(one node each)."""
+TWO_WORK = 2.0
+"""Work units charged for each question with two tricks left (``Solver.twos``), however
+it is answered (bounds already known, the top trumps, or solved by ``_both``), so that
+work does not depend on what earlier solvers left in the shared bounds. Measured like
+``NODE_WORK``: about 2.0 units of CPU time on average."""
 # Move-list keys for a leader (any card) and for a follower whose partner is winning.
 _LEAD = -2
 _PARTNER_WINS = -1
@@ -93,7 +103,9 @@ class Solver:
     Seats are indices 0..3 (N E S W); ``maker_team`` is 0 for N-S, 1 for E-W. Hands are
     four bitmasks (bit ``card.index``); a seat sitting out holds 0. One Solver keeps its
     transposition table between calls, so asking about several moves of the same deal
-    reuses work. ``nodes`` counts the cards tried (search nodes) over all calls.
+    reuses work. ``nodes`` counts the cards tried (search nodes) with three or more
+    tricks left, ``twos`` the questions about positions with two tricks left (solved
+    without the general search), over all calls.
     """
 
     __slots__ = ("trump", "mk", "nxt", "nactive", "power", "follow_of", "trump_mask",
@@ -132,8 +144,9 @@ class Solver:
     # ------------------------------------------------------------------ public
     @property
     def work(self) -> int:
-        """The work units spent so far: ``nodes`` times ``NODE_WORK``."""
-        return round(self.nodes * NODE_WORK)
+        """The work units spent so far: ``nodes`` times ``NODE_WORK`` plus ``twos`` times
+        ``TWO_WORK``."""
+        return round(self.nodes * NODE_WORK + self.twos * TWO_WORK)
 
     def at_least(self, hands, leader: int, need: int, trick=()) -> bool:
         """Can the makers take ``need`` more tricks, both sides playing perfectly?
@@ -200,7 +213,7 @@ class Solver:
         key = (h, leader)
         if left == 2:
             # The last two tricks are solved directly (see ``_both``): "need 2" asks
-            # whether the makers take both, "need 1" whether the defenders do not. The
+            # whether the makers take both, "need 1" whether the defenders do not take both. The
             # bounds are shared by every solver of the same trump, makers and seats out.
             self.twos += 1
             memo = self.two_memo
