@@ -9,8 +9,7 @@ tricks, so the side maximising tricks also maximises points: solving for tricks 
 
 With two tricks left a question is whether one side takes both (the makers for "2 more?",
 the defenders for "not even 1?"); each player's first card fixes its last, so only the
-first of the two tricks is searched, with who wins each trick looked up in a table per
-trump (``Solver._both``), and the bounds found are shared by every solver of the hand.
+first of the two tricks is searched (``Solver._both``).
 
 >>> from engine.cards import mask_of, parse_cards
 >>> s = Solver("H", maker_team=0)
@@ -32,12 +31,6 @@ _SUIT_MASKS = {t: tuple(SUIT_MASK[t][s] for s in SUITS) for t in SUITS}
 _MOVE_CACHE: dict = {t: {} for t in SUITS}
 _SUIT_CACHE: dict = {t: {} for t in SUITS}
 _SPAN_CACHE: dict = {t: {} for t in SUITS}
-# (trump, maker team, seats out) -> (hands, leader) with two tricks left -> the makers'
-# (lo, hi) bounds; shared by all solvers of that hand, cleared when big.
-_TWO_MEMO: dict = {}
-# Per trump: (the cards of a trick << 5 | the index of the card led) -> the winning card's
-# bit. At most a few tens of thousands of tricks per trump, so never cleared.
-_WINS: dict = {t: {} for t in SUITS}
 # Per trump: the two sides' live trumps -> who holds the top ones (``Solver._run``); at most
 # 3 ** 7 entries per trump.
 _RUNS: dict = {t: {} for t in SUITS}
@@ -78,20 +71,19 @@ def _POWER(m):
 
 
 _CACHE_LIMIT = 200_000
-NODE_WORK = 0.93
+NODE_WORK = 0.94
 """Work units (Insane's budget, ``engine.bots.insane``) charged for one search node.
 
 A unit stands for a fixed amount of CPU time (about 1.5 us on the development machine;
 ``python -m bench.solver_speed`` measures it), so that a budget of units takes the same
-time on a machine whatever the solver does per node. Measured in Insane's decisions
-(the solver's questions recorded and replayed), a node with three or more tricks left
-costs about 0.93 of the CPU time of a node of the first solver, which defined the unit
-(one node each)."""
-TWO_WORK = 2.0
-"""Work units charged for each question with two tricks left (``Solver.twos``), however
-it is answered (bounds already known, the top trumps, or solved by ``_both``), so that
-work does not depend on what earlier solvers left in the shared bounds. Measured like
-``NODE_WORK``: about 2.0 units of CPU time on average."""
+time on a machine whatever the solver does per node. Measured in Insane's decisions,
+a node (three or more tricks left) costs about 0.94 of the CPU time of a node of the
+first solver, which defined the unit (one node each)."""
+TWO_WORK = 1.9
+"""Work units charged for each question about a position with two tricks left
+(``Solver.twos``), however it is answered (bounds already known, the top trumps, or
+``_both``). Measured like ``NODE_WORK``, in Insane's decisions: about 1.9 units of CPU
+time on average, where the general search took about 2.4 (2.5 nodes of 0.94)."""
 # Move-list keys for a leader (any card) and for a follower whose partner is winning.
 _LEAD = -2
 _PARTNER_WINS = -1
@@ -110,7 +102,7 @@ class Solver:
 
     __slots__ = ("trump", "mk", "nxt", "nactive", "power", "follow_of", "trump_mask",
                  "orders", "masks", "memo", "nodes", "cache", "suit_cache", "trump_order",
-                 "span_cache", "rounds", "twos", "two_memo", "wins", "runs")
+                 "span_cache", "rounds", "twos", "right", "left", "runs")
 
     def __init__(self, trump: str, maker_team: int, out=()):
         self.trump = trump
@@ -133,12 +125,7 @@ class Solver:
         self.cache = _MOVE_CACHE[trump]
         self.suit_cache = _SUIT_CACHE[trump]
         self.span_cache = _SPAN_CACHE[trump]
-        memo_key = (trump, maker_team, tuple(out))
-        two_memo = _TWO_MEMO.get(memo_key)
-        if two_memo is None:
-            two_memo = _TWO_MEMO[memo_key] = {}
-        self.two_memo = two_memo
-        self.wins = _WINS[trump]
+        self.right, self.left = self.trump_order[0], self.trump_order[1]
         self.runs = _RUNS[trump]
 
     # ------------------------------------------------------------------ public
@@ -213,11 +200,10 @@ class Solver:
         key = (h, leader)
         if left == 2:
             # The last two tricks are solved directly (see ``_both``): "need 2" asks
-            # whether the makers take both, "need 1" whether the defenders do not take both. The
-            # bounds are shared by every solver of the same trump, makers and seats out.
+            # whether the makers take both, "need 1" whether the defenders do not take
+            # both. Counted (``twos``) however it is answered, bounds known or not.
             self.twos += 1
-            memo = self.two_memo
-            got = memo.get(key)
+            got = self.memo.get(key)
             if got is None:
                 lo, hi = self._sure(h, 2)
             else:
@@ -238,9 +224,7 @@ class Solver:
                     lo = 1
                 else:
                     hi = 0
-            if len(memo) > _CACHE_LIMIT:
-                memo.clear()
-            memo[key] = (lo, hi)
+            self.memo[key] = (lo, hi)
             return r
         got = self.memo.get(key)
         if got is None:
@@ -262,75 +246,62 @@ class Solver:
     def _both(self, h, seats, side):
         """With two tricks left, can team ``side`` take both? ``seats`` are the active
         seats in order from the leader. Each seat's first card fixes its second, so only
-        the first trick is searched; who wins a trick is looked up (``_winner``)."""
+        the first trick is searched."""
         xs = h[side] | h[side + 2]
         alive = h[0] | h[1] | h[2] | h[3]
-        return self._both_at(h, seats, 0, 0, 0, 0, xs, alive, side)
+        return self._both_at(h, seats, 0, 0, 0, xs, alive, side)
 
-    def _both_at(self, h, seats, i, follow, lead, played, xs, alive, side):
-        # Seat ``seats[i]`` chooses its first card (``lead``: index of the card led,
-        # ``played``: the cards down); the last seat's choice is looked at in the loop.
+    def _both_at(self, h, seats, i, follow, played, xs, alive, side):
+        # Seat ``seats[i]`` chooses its first card (``follow``: the suit led, ``played``:
+        # the cards down); the last seat's choice is looked at in the loop. A trick is
+        # won by its highest trump (the right bower, the left, then by rank: bit order)
+        # or, with none, by the highest card of the suit led (bit order too).
         p = seats[i]
         hand = h[p]
         legal = hand & follow if i and hand & follow else hand
         mine = (p & 1) == side
         low = legal & -legal
         before_last = i + 2 == len(seats)
-        wins = self.wins
+        tm, right, left = self.trump_mask, self.right, self.left
         for b in (low, legal ^ low) if legal ^ low else (low,):
-            if i == 0:
-                ld = b.bit_length() - 1
-                f = self.follow_of[ld]
-            else:
-                ld, f = lead, follow
+            f = self.follow_of[b.bit_length() - 1] if i == 0 else follow
             pl = played | b
             if not before_last:
-                r = self._both_at(h, seats, i + 1, f, ld, pl, xs, alive, side)
-            else:
-                q = seats[i + 1]
-                hq = h[q]
-                lq = hq & f if hq & f else hq
-                qmine = (q & 1) == side
-                r = not qmine
-                low_q = lq & -lq
-                for c in (low_q, lq ^ low_q) if lq ^ low_q else (low_q,):
-                    t1 = pl | c
-                    key = t1 << 5 | ld
-                    w = wins.get(key)
-                    if w is None:
-                        w = self._winner(t1, ld, key)
-                    if w & xs:
-                        # The first trick's winner leads its other card to the second.
-                        lead2 = h[side if h[side] & w else side + 2] & ~t1
-                        key = (alive ^ t1) << 5 | (lead2.bit_length() - 1)
-                        w = wins.get(key)
-                        if w is None:
-                            w = self._winner(alive ^ t1, lead2.bit_length() - 1, key)
-                        got = w & xs != 0
+                r = self._both_at(h, seats, i + 1, f, pl, xs, alive, side)
+                if r is mine:
+                    return r
+                continue
+            q = seats[i + 1]
+            hq = h[q]
+            lq = hq & f if hq & f else hq
+            qmine = (q & 1) == side
+            r = not qmine
+            low_q = lq & -lq
+            for c in (low_q, lq ^ low_q) if lq ^ low_q else (low_q,):
+                t1 = pl | c
+                t = t1 & tm
+                if t:
+                    w = right if t & right else left if t & left else 1 << (t.bit_length() - 1)
+                else:
+                    w = 1 << ((t1 & f).bit_length() - 1)
+                if w & xs:
+                    # The first trick's winner leads its other card to the second.
+                    rest = alive ^ t1
+                    t = rest & tm
+                    if t:
+                        w = right if t & right else left if t & left else 1 << (t.bit_length() - 1)
                     else:
-                        got = False
-                    if got is qmine:
-                        r = got
-                        break
+                        lead2 = h[side if h[side] & w else side + 2] & ~t1
+                        w = 1 << ((rest & self.follow_of[lead2.bit_length() - 1]).bit_length() - 1)
+                    got = w & xs != 0
+                else:
+                    got = False
+                if got is qmine:
+                    r = got
+                    break
             if r is mine:
                 return r
         return not mine
-
-    def _winner(self, trick, lead, key):
-        """The card (bit) that wins a trick of the cards ``trick`` led by card ``lead``
-        (an index), remembered under ``key`` for every solver of this trump."""
-        power = self.power
-        beats = self.follow_of[lead] | self.trump_mask
-        best, best_pow = 1 << lead, power[lead]
-        rest = trick & beats
-        while rest:
-            b = rest & -rest
-            rest ^= b
-            cp = power[b.bit_length() - 1]
-            if cp > best_pow:
-                best, best_pow = b, cp
-        self.wins[key] = best
-        return best
 
     def _sure(self, h, left):
         """Bounds on the makers' tricks from the top trumps: the highest live trumps, as

@@ -1,4 +1,4 @@
-"""The solver's direct answer with two tricks left against its general search: the same answers, values and best cards, and work that does not depend on what other solvers left behind."""
+"""The solver's direct answer with two tricks left against its general search: the same answers, the same values and best cards."""
 import random
 
 import pytest
@@ -11,12 +11,8 @@ from engine.bots.solver import NODE_WORK, TWO_WORK, Solver
 
 class GeneralSolver(Solver):
     """The solver with two tricks left answered by its general search (alpha-beta over
-    both tricks) and bounds of its own, not shared with other solvers."""
+    both tricks)."""
     __slots__ = ()
-
-    def __init__(self, trump, maker_team, out=()):
-        super().__init__(trump, maker_team, out)
-        self.two_memo = {}
 
     def _both(self, h, seats, side):
         leader = seats[0]
@@ -51,7 +47,6 @@ def _args(h):
 
 @pytest.mark.parametrize("rules", RULES)
 def test_both_answers_as_the_general_search_on_two_trick_positions(rules):
-    solver_module._TWO_MEMO.clear()
     seen = set()
     for seed in range(1500):
         h = played_to(rules, seed, 2)
@@ -70,9 +65,7 @@ def test_both_answers_as_the_general_search_on_two_trick_positions(rules):
 
 @pytest.mark.parametrize("rules", RULES)
 def test_values_and_best_cards_match_the_general_search(rules):
-    # As the play search asks: one solver per position, every legal card in turn, with
-    # the shared bounds already filled by earlier positions.
-    solver_module._TWO_MEMO.clear()
+    # As the play search asks: one solver per position, every legal card in turn.
     checked = 0
     for seed in range(400):
         h = played_to(rules, 10_000 + seed, random.Random(seed).choice([2, 3, 3, 4, 5]))
@@ -103,10 +96,10 @@ def test_values_and_best_cards_match_the_general_search(rules):
     assert checked > 250
 
 
-def test_work_counts_the_questions_not_the_shared_bounds():
-    # The second solver of the same deal finds every two-trick answer in the shared
-    # bounds, yet spends the same work: a budget of work plays the same way whatever
-    # was solved before.
+def test_work_counts_nodes_and_two_trick_questions_whatever_the_shared_tables():
+    # A second solver of the same deal finds the per-trump tables filled by the first,
+    # yet spends the same work: a budget of work plays the same way whatever was solved
+    # before.
     rules = Rules.preset("standard")
     checked = 0
     for seed in range(40):
@@ -115,12 +108,14 @@ def test_work_counts_the_questions_not_the_shared_bounds():
             continue
         hands, trick, mk = _args(h)
         th = _thresholds(rules, h.alone, h.defender_alone)
-        solver_module._TWO_MEMO.clear()
+        for table in (solver_module._MOVE_CACHE, solver_module._SUIT_CACHE,
+                      solver_module._SPAN_CACHE, solver_module._RUNS):
+            table[h.trump].clear()
         first = Solver(h.trump, mk, h.out)
         first.maker_tricks(hands, h.to_act_i, th, trick, h.won[mk])
         second = Solver(h.trump, mk, h.out)
         second.maker_tricks(hands, h.to_act_i, th, trick, h.won[mk])
-        assert first.work == second.work and first.twos == second.twos
+        assert (first.work, first.twos, first.nodes) == (second.work, second.twos, second.nodes)
         assert first.work == round(first.nodes * NODE_WORK + first.twos * TWO_WORK)
         checked += first.twos > 0
     assert checked > 20
