@@ -83,7 +83,7 @@ TWO_WORK = 1.9
 """Work units charged for each question about a position with two tricks left
 (``Solver.twos``), however it is answered (bounds already known, the top trumps, or
 ``_both``). Measured like ``NODE_WORK``, in Insane's decisions: about 1.9 units of CPU
-time on average, where the general search took about 2.4 (2.5 nodes of 0.94)."""
+time on average."""
 # Move-list keys for a leader (any card) and for a follower whose partner is winning.
 _LEAD = -2
 _PARTNER_WINS = -1
