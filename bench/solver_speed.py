@@ -31,7 +31,7 @@ from typing import Optional
 from engine import Hand, Rules
 from engine.bots import DEFAULTS, make_bot
 from engine.bots.search import _thresholds
-from engine.bots.solver import NODE_WORK, Solver
+from engine.bots.solver import Solver
 
 
 def solver_speed(deals: int, seed: int, rules: Rules) -> dict:
@@ -46,16 +46,18 @@ def solver_speed(deals: int, seed: int, rules: Rules) -> dict:
             h.apply("pass")
         positions.append(h)
     thresholds = _thresholds(rules, None, None)
-    nodes = 0
+    nodes = twos = work = 0
     t0 = time.process_time()
     for h in positions:
         s = Solver(h.trump, h.maker & 1, h.out)
         s.maker_tricks(list(h.hands), h.to_act_i, thresholds)
         nodes += s.nodes
+        twos += s.twos
+        work += s.work
     cpu = time.process_time() - t0
     return {"deals": deals, "deals_per_second": round(deals / cpu, 1),
-            "nodes_per_deal": round(nodes / deals, 1), "us_per_node": round(1e6 * cpu / nodes, 3),
-            "work_per_deal": round(nodes * NODE_WORK / deals, 1)}
+            "nodes_per_deal": round(nodes / deals, 1), "twos_per_deal": round(twos / deals, 1),
+            "work_per_deal": round(work / deals, 1), "us_per_work_unit": round(1e6 * cpu / work, 3)}
 
 
 def insane_speed(hands: int, seed: int, rules: Rules, scale: float = 1.0,
@@ -107,7 +109,8 @@ def main(argv=None) -> int:
         return 0
     s, i = r["solver"], r["insane"]
     print(f"solver: {s['deals_per_second']:.0f} whole deals per CPU-second "
-          f"({s['nodes_per_deal']:.0f} nodes a deal, {s['us_per_node']:.2f} us a node)")
+          f"({s['nodes_per_deal']:.0f} nodes and {s['twos_per_deal']:.0f} two-trick questions a deal, "
+          f"{s['work_per_deal']:.0f} work units, {s['us_per_work_unit']:.2f} us a unit)")
     print(f"insane (scale {i['scale']}, at most {i['samples']} deals): median {i['cpu_ms_median']:.1f} ms, "
           f"p95 {i['cpu_ms_p95']:.1f} ms CPU over {i['decisions']} decisions; deals a decision median "
           f"{i['deals_per_decision_median']}, mean {i['deals_per_decision_mean']}; "

@@ -8,8 +8,8 @@ exactly as Hard does. In the bidding the other seats bid on in each imagined dea
 fitted bidding model rather than by Medium's fixed rules.
 
 Budget: at most ``samples`` deals solved and, when ``work`` is set, at most that many
-units of work (a node of the solver counts ``solver.NODE_WORK``; drawing and weighing a candidate
-deal counts as ``CANDIDATE_WORK`` units, a replay of the bidding as ``REPLAY_WORK``), and
+units of work (a node of the solver counts ``solver.NODE_WORK``, a question with two tricks
+left ``solver.TWO_WORK``; drawing and weighing a candidate deal counts as ``CANDIDATE_WORK`` units, a replay of the bidding as ``REPLAY_WORK``), and
 at most ``budget`` seconds on ``clock`` (None: no clock). Work is deterministic: with
 ``budget=None`` a decision depends only on the view and the seed.
 """

@@ -242,7 +242,7 @@ class SearchBot(Bot):
         hands = [m if p not in h.out else 0 for p, m in enumerate(h.hands)]
         thresholds = _thresholds(view.rules, alone, dalone)
         taken = solver.maker_tricks(hands, h.to_act_i, thresholds, (), 0)
-        # Work units of the solve (read by Insane's budget; see solver.NODE_WORK).
+        # Work units of the solve (read by Insane's budget; see solver.NODE_WORK and TWO_WORK).
         self.last_nodes = solver.work
         mk_pts, def_pts = hand_points(view.rules, alone, dalone, taken)
         return _utility(view, my_team, mk, mk_pts, def_pts)

@@ -214,10 +214,10 @@ def test_solver_values_every_card_of_many_deals_like_the_reference():
 
 
 def test_work_units_follow_the_nodes():
-    from engine.bots.solver import NODE_WORK
+    from engine.bots.solver import NODE_WORK, TWO_WORK
     from engine.cards import mask_of, parse_cards
     hands = [mask_of(parse_cards(t)) for t in ("JH AH 9C", "9S 10S KC", "JD KH QC", "QS KS AC")]
     s = Solver("H", maker_team=0)
     assert s.work == 0
     s.maker_tricks(hands, 0, (1, 2, 3))
-    assert s.nodes > 0 and s.work == round(s.nodes * NODE_WORK)
+    assert s.nodes > 0 and s.work == round(s.nodes * NODE_WORK + s.twos * TWO_WORK)
