@@ -203,6 +203,9 @@ class Solver:
             # whether the makers take both, "need 1" whether the defenders do not take
             # both. Counted (``twos``) however it is answered, bounds known or not.
             self.twos += 1
+            # The bounds look-up below is written out here and after this branch rather
+            # than called: this is the solver's innermost path, and a call per question
+            # costs more than the lines it would save.
             got = self.memo.get(key)
             if got is None:
                 lo, hi = self._sure(h, 2)
