@@ -301,17 +301,21 @@ def _is_damage(exc: sqlite3.DatabaseError) -> bool:
     return any(w in text for w in ("malformed", "not a database", "corrupt", "disk image"))
 
 
-def _check_readable(path: str) -> None:
+def _check_readable(path: str, name: Optional[str] = None) -> None:
     """Check an existing log before it is opened for writing, through a read-only
     connection, so that neither a damaged log nor another program's database is changed
     (not even by SQLite's own check-point of the WAL when a writer closes): it is ours,
-    SQLite's quick check passes, and every record reads."""
+    SQLite's quick check passes, and every record reads. ``name`` is the path the
+    messages give (the log's own when a copy is checked)."""
+    of_copy = name is not None
+    name = name or path
     uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
     n = 0
     try:
         db = sqlite3.connect(uri, uri=True)
     except sqlite3.DatabaseError as exc:
-        raise LogError(f"Cannot open the event log {path}: {exc}") from None
+        raise LogError(f"Cannot open the event log {name}: {exc}") from None
+    path = name
     try:
         _check_ours(db, path)
         problem = db.execute("PRAGMA quick_check").fetchone()[0]
@@ -321,11 +325,40 @@ def _check_readable(path: str) -> None:
             for _ in db.execute("SELECT seq, at, body FROM events"):
                 n += 1
     except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorname", "") == "SQLITE_READONLY_ROLLBACK" and not of_copy:
+            db.close()
+            _check_copy(path)
+            return
         if _is_damage(exc):
             raise LogDamaged(f"{path}: {exc} (after {n} events)", path, n) from None
         raise LogError(f"Cannot open the event log {path}: {exc}") from None
     finally:
         db.close()
+
+
+def _check_copy(path: str) -> None:
+    """Check a log left with a hot rollback journal (a power cut while the log was being
+    created, before it switched to WAL): a read-only connection may not roll it back, so
+    a copy of the file and its journal is rolled back and checked instead, and the log
+    itself is rolled back by SQLite when the table opens it for writing, as on any open."""
+    if not os.path.exists(path + "-journal"):
+        raise LogError(f"Cannot open the event log {path}: SQLite asks to roll back a "
+                       "journal that is not there; restore the log's -journal file")
+    with tempfile.TemporaryDirectory(prefix="euchre-log-check-") as tmp:
+        copy = os.path.join(tmp, "log.sqlite")
+        shutil.copyfile(path, copy)
+        shutil.copyfile(path + "-journal", copy + "-journal")
+        try:
+            db = sqlite3.connect(copy)
+            try:
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()   # rolls back
+            finally:
+                db.close()
+        except sqlite3.DatabaseError as exc:
+            if _is_damage(exc):
+                raise LogDamaged(f"{path}: {exc}", path) from None
+            raise LogError(f"Cannot open the event log {path}: {exc}") from None
+        _check_readable(copy, name=path)
 
 
 def _check_ours(db, path: str) -> None:

@@ -93,3 +93,46 @@ def test_sigkill_at_200_random_instants_loses_no_acknowledged_event(tmp_path):
     # run_kills raises on any loss or difference; these show the kills hit real work:
     assert figures["events_acknowledged"] > 50          # appends acknowledged between kills
     assert max(figures["events_per_life"]) > 50         # the log grew across restarts
+
+
+def _cut_mid_transaction(path, table: str, committed: int) -> None:
+    """A process that writes ``committed`` rows in SQLite's rollback-journal mode (as a
+    log is before it switches to WAL), then is cut in the middle of a large transaction:
+    the file is left with a hot journal."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            db = sqlite3.connect(str(path), isolation_level=None)
+            db.execute(f"CREATE TABLE {table} (seq INTEGER PRIMARY KEY, at REAL NOT NULL, body TEXT NOT NULL)")
+            for i in range(committed):
+                db.execute(f"INSERT INTO {table} (at, body) VALUES (?, ?)", (float(i), f'{{"n": {i}}}'))
+            db.execute("PRAGMA cache_size=1")      # pages spill to the file mid-transaction
+            db.execute("BEGIN")
+            for _ in range(2000):
+                db.execute(f"INSERT INTO {table} (at, body) VALUES (?, ?)", (0.0, "x" * 500))
+        finally:
+            os._exit(0)                            # no rollback, no close: a power cut
+    os.waitpid(pid, 0)
+    assert os.path.exists(str(path) + "-journal")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_log_cut_with_a_hot_rollback_journal_opens_with_its_committed_events(tmp_path):
+    # A cut while the log was being created leaves a hot rollback journal, which a
+    # read-only connection may not roll back: the check before opening refused the log
+    # ("attempt to write a readonly database") and the table could not start.
+    path = tmp_path / "log.sqlite"
+    _cut_mid_transaction(path, "events", committed=5)
+    log = EventLog(str(path))
+    assert [r.seq for r in log.records()] == [1, 2, 3, 4, 5]
+    assert log.append({"type": "after"}, at=9.0).seq == 6
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_another_programs_database_with_a_hot_journal_is_refused_and_left_as_it_is(tmp_path):
+    path = tmp_path / "other.sqlite"
+    _cut_mid_transaction(path, "orders", committed=3)
+    before = (path.read_bytes(), (tmp_path / "other.sqlite-journal").read_bytes())
+    with pytest.raises(LogError, match="not a euchre-table log"):
+        EventLog(str(path))
+    assert (path.read_bytes(), (tmp_path / "other.sqlite-journal").read_bytes()) == before
