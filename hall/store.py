@@ -105,6 +105,7 @@ class Store:
         device; refused, the first one stays)."""
         stored = dups = 0
         conflicts = []
+        tops: dict = {}
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -117,8 +118,7 @@ class Store:
                     if cur.rowcount == 1:
                         stored += 1
                         self._devices.setdefault(key, device)
-                        if seq > self._max.get(key, 0):
-                            self._max[key] = seq
+                        tops[key] = max(seq, tops.get(key, 0))
                         continue
                     old_body, old_device = self._db.execute(
                         "SELECT body, device FROM table_events WHERE night=? AND tab=? AND seq=?",
@@ -136,6 +136,11 @@ class Store:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+            # The highest seq is raised only once its events are committed, so that
+            # max_seq never names an event a rollback took away.
+            for key, seq in tops.items():
+                if seq > self._max.get(key, 0):
+                    self._max[key] = seq
             if stored:
                 self._advance(night)
         return {"stored": stored, "duplicates": dups, "conflicts": conflicts}
