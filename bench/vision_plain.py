@@ -45,7 +45,7 @@ REPORT_SEED = 1000
 """Seeds from here on are for reporting."""
 
 DESIGN_GROUPS = {"kde-tuning": vs.TUNING_DESIGNS, "kde-validation": vs.VALIDATION_DESIGNS,
-                 "npm": vs.NPM_DESIGNS}
+                 "npm": vs.NPM_DESIGNS, "kde-tuning-4color": vs.TUNING_FOUR_COLOUR}
 SIZES = ((640, 480), (1280, 720))
 CLEAN_KINDS = ("play", "edge")
 
@@ -306,7 +306,8 @@ def main(argv=None) -> int:
         return classic([a for a in args_in if a != "--classic"])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--designs", default="kde-tuning,kde-validation,npm",
-                    help="design groups: kde-tuning, kde-validation, npm")
+                    help="design groups: kde-tuning, kde-validation, npm, kde-tuning-4color "
+                         "(the tuning designs recoloured as four-colour decks)")
     ap.add_argument("--splits", default="tuning,validation",
                     help="surface/camera splits: tuning, validation, busy (the tuning tools' own busy "
                          "surfaces: carpet, grained wood, a woven mat, terrazzo; kde-tuning only)")

@@ -35,6 +35,9 @@ TUNING_DESIGNS = ("standard", "oxygen", "oxygen-air", "oxygen-white", "penguins"
 VALIDATION_DESIGNS = ("ancient-egyptians", "gm-paris", "jolly-royal", "nicu-ornamental",
                       "nicu-white", "tigullio-international")
 """KDE designs kept for validation: never look at the reader's results on them while tuning."""
+TUNING_FOUR_COLOUR = tuple(f"{d}+4color" for d in TUNING_DESIGNS)
+"""The tuning designs recoloured as four-colour decks print them (``vision.art.four_colour``:
+diamonds blue, clubs green): tuning data for decks whose suits are not red and black."""
 NPM_DESIGNS = ("touati-standard", "kennard-2color", "kennard-2color-big", "kennard-4color",
                "kennard-4color-big", "bellot")
 """Designs from npm packages (vision.art.NPM_DESIGNS): all validation, nobody tunes on them."""

@@ -127,6 +127,8 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
     """
     card = Card(card)
     height = int(height)
+    if deck.endswith(FOUR_COLOUR):
+        return four_colour(card_image(deck[:-len(FOUR_COLOUR)], card, height), card)
     if height < 16:
         raise ValueError(f"height {height} is too small for a card face: ask for 16 px or more")
     if deck in NPM_DESIGNS:
@@ -167,6 +169,47 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
     except OSError:
         pass  # a read-only home still renders, only slower
     return face
+
+
+FOUR_COLOUR = "+4color"
+"""Suffix of a KDE design's four-colour variant (``"standard+4color"``): diamonds printed
+blue and clubs green, as four-colour decks print them, for tuning the reader on decks
+whose suits are not only red and black (the four-colour npm decks are for validation)."""
+_BLUE_INK = np.array([170.0, 60.0, 20.0])        # BGR of a four-colour deck's diamonds
+_GREEN_INK = np.array([40.0, 120.0, 20.0])       # ... and of its clubs
+
+
+def four_colour(face: np.ndarray, card) -> np.ndarray:
+    """A red-and-black face (BGRA) recoloured as a four-colour deck prints it: a
+    diamond's red print turned blue, a club's black print turned green; hearts and
+    spades as they are. Coloured parts of a club's picture keep their colour.
+
+    >>> face = np.full((4, 4, 4), 255, np.uint8); face[1, 1, :3] = (0, 0, 0)
+    >>> four_colour(face, Card("9C"))[1, 1, :3].tolist()
+    [40, 120, 20]
+    """
+    card = Card(card)
+    if card.suit not in "DC":
+        return face
+    out = face.copy()
+    bgr = face[:, :, :3].astype(np.float32)
+    b, g, r = bgr[:, :, 0], bgr[:, :, 1], bgr[:, :, 2]
+    if card.suit == "D":
+        # Red print: how far red stands above the other two is the ink's strength; the
+        # rest is white paper. The same strength of blue ink is laid in its place.
+        ink = np.clip((r - np.maximum(g, b)) / 255.0, 0.0, 1.0)
+        ink = ink / max(float(ink.max()), 1e-3) if ink.max() > 0.3 else ink
+        ink_colour = _BLUE_INK
+        where = ink > 0.15
+    else:
+        # Black print: dark and colourless pixels, their darkness the ink's strength.
+        chroma = bgr.max(axis=2) - bgr.min(axis=2)
+        ink = np.clip(1.0 - bgr.mean(axis=2) / 255.0, 0.0, 1.0)
+        ink_colour = _GREEN_INK
+        where = (chroma < 40) & (ink > 0.1)
+    paper = 255.0 * (1.0 - ink[..., None]) + ink_colour * ink[..., None]
+    out[:, :, :3] = np.where(where[..., None], np.clip(paper, 0, 255), bgr).astype(np.uint8)
+    return out
 
 
 # ---------------------------------------------------------------------- npm decks

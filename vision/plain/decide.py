@@ -9,7 +9,9 @@
    settled by the print's colour where that is clear (a black card only if it also
    wins by shape: glare pales red print until it passes for black; a red card whose
    print keeps some red, ``INK_PALE``, by shape too; against the card of its own rank
-   the shape is the sign look, below); otherwise by
+   the shape is the sign look, below); cards of other colours (a four-colour deck's
+   blue diamonds, green clubs: each suit's ink learnt from the calibration) likewise by
+   the direction of the print's colour, and where it does not decide by shape; otherwise by
    the close look at the places where the two templates differ (``read.duel``), the
    challenger laid both ways up; twins (same rank and colour: K♠/K♣) by the sign look
    alone (``read.sign_look``: the places where they differ in shape), and never on a
@@ -30,6 +32,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.plain import read
+from vision.plain.deck import SAME_HUE
 from vision.plain.straighten import white_balanced
 
 SHORTLIST_GAP = 0.12
@@ -152,6 +155,57 @@ def _redness(faces, deck, red: int, entry) -> float:
     return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
 
 
+def _hue_pixels(deck, x: int) -> np.ndarray:
+    """Card ``x``'s print in its suit's ink (soft size): coloured pixels whose colour
+    points the ink's way."""
+    t = deck.templates[x]
+    hue = deck.inks[deck.cards[x].suit][0]
+    length = np.sqrt((t.face.chroma * t.face.chroma).sum(axis=2))
+    return t.colour_ink & (t.face.chroma @ hue >= SAME_HUE * length)
+
+
+def _colour_share(faces, deck, x: int, y: int, entry) -> Optional[float]:
+    """For two cards printed in different colours other than red against black (a
+    four-colour deck's blue diamonds or green clubs; ``x`` coloured): how much the view's
+    print, where ``x`` has print of its suit's ink and ``y`` print of its own, has
+    ``x``'s colour rather than ``y``'s: about 1 for ``x``, 0 for ``y`` (``y``'s colour
+    being its suit's ink as calibrated, nothing for black). A lamp's reflection shortens
+    the view's colour towards none: towards a black card's, or between two colours.
+    None when the two share too little such print."""
+    _, o, offsets = entry
+    tx, ty = deck.templates[x], deck.templates[y]
+    ink_y = deck.inks.get(deck.cards[y].suit)
+    theirs = ty.dark_ink if ink_y is None else ty.colour_ink
+    mask = read.compared(_hue_pixels(deck, x) & (theirs | theirs[::-1, ::-1]))
+    if mask.sum() < MIN_INK_PIXELS:
+        return None
+    cx = read.compared(tx.face.chroma)[mask].mean(axis=0)
+    cy = np.zeros(3) if ink_y is None else ink_y[0] * ink_y[1]
+    v = read.aligned(faces[o].chroma, tx.face.soft.shape, offsets)[mask].mean(axis=0)
+    d = cx - cy
+    return float((v - cy) @ d) / max(float(d @ d), 1e-3)
+
+
+def _redness(faces, deck, red: int, entry) -> float:
+    """How red the view is where the red card has red print (share of the template's);
+    for a card printed in another colour (``PlainDeck.other_hue``), how much of its
+    ink's colour the view shows there."""
+    _, o, offsets = entry
+    t = deck.templates[red]
+    if deck.other_hue(red):
+        mask = read.compared(_hue_pixels(deck, red))
+        if not mask.any():
+            return 0.5
+        hue = deck.inks[deck.cards[red].suit][0]
+        view = read.aligned(faces[o].chroma, t.face.soft.shape, offsets)[mask] @ hue
+        return float(view.mean()) / max(float((read.compared(t.face.chroma)[mask] @ hue).mean()), 1e-3)
+    mask = read.compared(t.red_ink)
+    if not mask.any():
+        return 0.5
+    view = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
+    return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
+
+
 def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     """Decide which of the deck's cards the two views (upright and turned) show.
     ``card_px``: the card's long side in the frame (px), when known: a card seen
@@ -201,20 +255,27 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     def duel(x, y):
         if (x, y) in duels:
             return duels[(x, y)]
-        if deck.red[x] != deck.red[y]:
-            # Red against black is settled by the print's colour where it is clear.
-            red, black = (x, y) if deck.red[x] else (y, x)
+        if deck.red[x] != deck.red[y] or (deck.colour[x] != deck.colour[y] and not deck.twins(x, y)):
+            # Cards of two colours are told apart by the print's colour where it is clear:
+            # red against black by its redness, other colours (a four-colour deck's blue
+            # diamonds, green clubs) by the direction of their colour.
+            red_black = deck.red[x] != deck.red[y] and not (deck.other_hue(x) or deck.other_hue(y))
+            if red_black:
+                red, black = (x, y) if deck.red[x] else (y, x)
+            else:
+                red, black = (x, y) if deck.inks.get(deck.cards[x].suit) is not None else (y, x)
             if (red, black) not in inks:
-                inks[(red, black)] = _ink_share(faces, deck, red, black, fine[red])
+                inks[(red, black)] = (_ink_share if red_black else _colour_share)(faces, deck, red, black,
+                                                                                  fine[red])
             share = inks[(red, black)]
             if share is not None and (share >= INK_RED or share <= INK_BLACK):
-                duels[(x, y)] = 1.0 if (share >= INK_RED) == bool(deck.red[x]) else -1.0
+                duels[(x, y)] = 1.0 if (share >= INK_RED) == (x == red) else -1.0
                 if share <= INK_BLACK:
-                    # Print that looks colourless may be red print paled by a lamp's
+                    # Print that looks colourless may be coloured print paled by a lamp's
                     # reflection (it adds white light; it never makes black print red):
                     # the black card must also win by shape, and the red card is judged
                     # by it (the same duel seen from either side).
-                    if not deck.red[x]:
+                    if x == black:
                         look = _shape_look(x, y)
                         if look < PALE_SHAPE:
                             duels[(x, y)] = look
@@ -223,6 +284,12 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
                         look = _shape_look(x, y)
                         if look > -PALE_SHAPE:
                             duels[(x, y)] = look
+                return duels[(x, y)]
+            if not red_black:
+                # Colours that do not settle it (paled between two colours, or too little
+                # print in common): the shape decides, by the sign look for cards of one
+                # rank, as between twins.
+                duels[(x, y)] = _shape_look(x, y)
                 return duels[(x, y)]
         duels[(x, y)] = _close_look(x, y)
         return duels[(x, y)]
@@ -300,20 +367,27 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     t = deck.templates[a]
     # The candidate's own print must have its suit's colour.
     pale = None
-    if deck.red[a]:
+    if deck.red[a] or deck.other_hue(a):
         ink = _redness(faces, deck, a, fine[a])
         colour_ok = ink >= INK_RED
         if not colour_ok and ink >= INK_PALE:
-            # Red print paled by a lamp's reflection: named only if the card's shape beats
-            # the black cards of its rank by the sign look (their signs, not the colour).
-            pale = {deck.cards[y]: _shape_look(a, y) for y in deck.alike[a]
-                    if deck.cards[y].rank == card.rank and not deck.red[y]}
+            # Coloured print paled by a lamp's reflection: named only if the card's shape
+            # beats the cards of its rank in other colours by the sign look (their signs,
+            # not the colour).
+            if deck.red[a] and not deck.other_hue(a):
+                others = [y for y in deck.alike[a] if deck.cards[y].rank == card.rank and not deck.red[y]]
+            else:
+                others = [y for y in deck.alike[a] if deck.cards[y].rank == card.rank
+                          and deck.colour[y] != deck.colour[a] and not deck.twins(a, y)]
+            pale = {deck.cards[y]: _shape_look(a, y) for y in others}
             colour_ok = bool(pale) and min(pale.values()) >= MIN_MARGIN
     else:
         mask = read.compared(t.dark_ink)
         view_red = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
         ink = float(view_red[mask].mean()) / max(deck.red_level, 1e-3) if mask.any() else 0.0
         colour_ok = ink <= INK_BLACK
+        # (Against a four-colour deck's blue or green cards a black card's colour is
+        # judged in its duels with them: ``_colour_share``.)
     # Cover: no cell of the face may differ much from the template.
     va = read.unit(read.aligned(faces[o].soft, t.face.soft.shape, offsets))
     ua = read.unit(read.compared(t.face.soft))

@@ -39,6 +39,7 @@ class Template:
     face: read.Face
     red_ink: np.ndarray    # bool, soft size: pixels of red print
     dark_ink: np.ndarray   # bool, soft size: pixels of dark, colourless print
+    colour_ink: np.ndarray  # bool, soft size: pixels of coloured print (any colour)
 
 
 def canonical(face_bgr: np.ndarray, aspect: float) -> np.ndarray:
@@ -50,8 +51,45 @@ def template_of(face_bgr: np.ndarray, aspect: float) -> Template:
     """A template from an upright face (any size, BGR)."""
     f = read.Face.of(canonical(face_bgr, aspect))
     grey = cv2.resize(f.grey, f.soft.shape[::-1], interpolation=cv2.INTER_AREA)
+    colour = np.sqrt((f.chroma * f.chroma).sum(axis=2))
     return Template(face=f, red_ink=(f.redness > 0.45) & (grey < 0.85),
-                    dark_ink=(grey < 0.45) & (np.abs(f.redness) < 0.25))
+                    dark_ink=(grey < 0.45) & (np.abs(f.redness) < 0.25),
+                    colour_ink=(colour > COLOURED) & (grey < 0.85))
+
+
+COLOURED = 0.35
+"""Least length of a pixel's chroma (``read.chroma_of``) for it to be coloured print."""
+RED_HUE = np.array([-1.0, -1.0, 2.0]) / np.sqrt(6.0)
+"""The direction of red print's chroma (BGR)."""
+SAME_HUE = 0.8
+"""Least cosine between two inks' chroma for them to be one colour."""
+
+
+def suit_inks(cards: list, templates: list) -> dict:
+    """Each suit's ink, learnt from its calibrated pip cards (their print is the suit's
+    ink alone): ``{suit: (hue, level)}``, the unit direction of the print's chroma and
+    its mean length along it, or None for a suit printed black. Red and black decks
+    give two colours; four-colour decks (blue diamonds, green clubs) four."""
+    out = {}
+    for suit in "SHDC":
+        mine = [t for c, t in zip(cards, templates) if c.suit == suit]
+        pips = [t for c, t in zip(cards, templates) if c.suit == suit and c.rank in ("9", "10")] or mine
+        vecs, n_print, n_colour = [], 0, 0
+        for t in pips:
+            grey = cv2.resize(t.face.grey, t.face.soft.shape[::-1], interpolation=cv2.INTER_AREA)
+            ink = read.compared(grey < 0.7)
+            coloured = ink & read.compared(t.colour_ink)
+            n_print += int(ink.sum())
+            n_colour += int(coloured.sum())
+            if coloured.any():
+                vecs.append(read.compared(t.face.chroma)[coloured].mean(axis=0))
+        if not vecs or n_colour < 0.5 * n_print:
+            out[suit] = None
+            continue
+        mean = np.mean(vecs, axis=0)
+        level = float(np.linalg.norm(mean))
+        out[suit] = (mean / max(level, 1e-6), level) if level > COLOURED else None
+    return out
 
 
 def _orient(faces: list, aspect: float) -> list:
@@ -112,6 +150,25 @@ class PlainDeck:
         levels = [float(t.face.redness[t.red_ink].mean()) for t, r in zip(self.templates, self.red)
                   if r and t.red_ink.any()]
         self.red_level = float(np.median(levels)) if levels else 1.0
+        # Each suit's ink and the colour each card is printed in (cards of one colour
+        # share a number: red and black decks have two, four-colour decks four).
+        self.inks = suit_inks(self.cards, self.templates)
+        hues = []
+        self.colour = []
+        for c in self.cards:
+            ink = self.inks.get(c.suit)
+            k = next((j for j, h in enumerate(hues) if (h is None) == (ink is None)
+                      and (h is None or float(h @ ink[0]) >= SAME_HUE)), None)
+            if k is None:
+                hues.append(None if ink is None else ink[0])
+                k = len(hues) - 1
+            self.colour.append(k)
+
+    def other_hue(self, a: int) -> bool:
+        """Whether card ``a``'s suit is printed in a colour other than red and black (a
+        four-colour deck's blue diamonds or green clubs)."""
+        ink = self.inks.get(self.cards[a].suit)
+        return ink is not None and float(ink[0] @ RED_HUE) < SAME_HUE
 
     @property
     def canon_size(self):

@@ -73,6 +73,16 @@ def redness_of(balanced: np.ndarray) -> np.ndarray:
     return balanced[:, :, 2] / np.maximum(gb, 0.05) - 1.0
 
 
+def chroma_of(balanced: np.ndarray) -> np.ndarray:
+    """Each pixel's colour in the card's own light: how far its channels (BGR) stand from
+    their mean, over that mean (at least 0.05: black print). Black or grey print gives
+    about (0, 0, 0), red print about (-0.7, -0.7, 1.4), blue print a vector that points
+    elsewhere. A lamp's reflection adds white light, which shortens the vector but keeps
+    its direction."""
+    grey = grey_of(balanced)
+    return (balanced - grey[..., None]) / np.maximum(grey, 0.05)[..., None]
+
+
 def _print_of(grey: np.ndarray, light_scale: float) -> np.ndarray:
     """The print with the light across the card taken away. (The light is estimated at
     a small size and scaled back: a Gaussian this wide at full size costs ten times more.)"""
@@ -92,6 +102,7 @@ class Face:
     soft: np.ndarray      # soft size, print, softened
     small: np.ndarray     # shortlist feature (unit vector)
     redness: np.ndarray   # soft size
+    chroma: np.ndarray    # soft size, 3 channels (``chroma_of``)
 
     @classmethod
     def of(cls, balanced: np.ndarray) -> "Face":
@@ -111,7 +122,7 @@ class Face:
                    sharp=cv2.GaussianBlur(_print_of(grey, LIGHT_SCALE), (0, 0), SHARPEN),
                    soft=soft,
                    small=(small / (np.sqrt((small * small).sum()) + 1e-6)).ravel(),
-                   redness=redness_of(half_bal))
+                   redness=redness_of(half_bal), chroma=chroma_of(half_bal))
 
     @cached_property
     def parts(self) -> tuple:
@@ -122,7 +133,7 @@ class Face:
         """The same face upside down (the inset is symmetric, so the shortlist feature
         turns with it)."""
         return Face(self.grey[::-1, ::-1], self.sharp[::-1, ::-1], self.soft[::-1, ::-1],
-                    self.small[::-1], self.redness[::-1, ::-1])
+                    self.small[::-1], self.redness[::-1, ::-1], self.chroma[::-1, ::-1])
 
 
 def inset_box(shape) -> tuple:
