@@ -12,7 +12,9 @@
    the shape is the sign look, below); otherwise by
    the close look at the places where the two templates differ (``read.duel``), the
    challenger laid both ways up; twins (same rank and colour: K♠/K♣) by the sign look
-   alone (``read.sign_look``: the places where they differ in shape), and never on a
+   alone (``read.sign_look``: the places where they differ in shape), seen from either
+   side (the mean of the card's look against its twin and the twin's against it,
+   negated), and never on a
    card seen smaller than ``MIN_SIGN_PX``. A contender's margin is its worst duel; the contender
    with the best margin is the candidate.
 4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
@@ -253,11 +255,11 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
             # alone says which, or refuses (a card seen too small for its signs).
             if too_small:
                 return 0.0
+            twins = deck.twins(x, y)
             if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
-                values.append(read.sign_look(view, tx, *deck.sign_places(x, y), deck.sign_patches(x, y)))
+                values.append(_sign_value(view, x, y, False, twins))
             if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
-                values.append(read.sign_look(view, tx, *deck.sign_places(x, y, turned=True),
-                                              deck.sign_patches(x, y, turned=True)))
+                values.append(_sign_value(view, x, y, True, twins))
             return min(values)
         if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
             values.append(read.duel(view, tx, ty, deck.places(x, y), deck.duel_patches(x, y)))
@@ -265,6 +267,19 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
             values.append(read.duel(view, tx, ty[::-1, ::-1], deck.places(x, y, turned=True),
                                     deck.duel_patches(x, y, turned=True)))
         return min(values)
+
+    def _sign_value(view, x, y, turned, both):
+        # The sign look of x against y (y upside down on x's template with ``turned``);
+        # ``both``: seen from either side, the mean of x's look against y and the negated
+        # look of y against x, each with its own template's places and the other laid on
+        # it (the view turned with y when y lies the other way up).
+        tx = deck.templates[x].face.sharp
+        look = read.sign_look(view, tx, *deck.sign_places(x, y, turned), deck.sign_patches(x, y, turned))
+        if not both:
+            return look
+        back = read.sign_look(view[::-1, ::-1] if turned else view, deck.templates[y].face.sharp,
+                              *deck.sign_places(y, x, turned), deck.sign_patches(y, x, turned))
+        return (look - back) / 2
 
     # Coarse match of each contender both ways up, to know which ways up are worth a duel.
     # How well each card matches the view whole, either way up (to know which ways up
