@@ -241,3 +241,26 @@ def test_a_small_card_is_told_from_its_twin_by_the_sign_look_seen_from_either_si
             r = decide.read_views(upright_views(frame, corners, deck.aspect), deck, card_px=90)
             assert r.card == Card(card), (card, angle, r.reason)
             assert r.margin >= decide.twin_margin(90)
+
+
+@pytest.mark.parametrize("back,named", [(-0.9, True), (-0.1, False), (0.3, False)])
+def test_both_sides_of_the_twins_sign_look_must_lead(monkeypatch, back, named):
+    # The card's own side says QH clearly (0.95); the QD's side says QH by ``-back``. A
+    # mean of 0.5 or more would pass the margin, but a side that hardly leads (or leans
+    # to the twin) is what a face cut off or an outline a little off gives: refused.
+    cv2.setNumThreads(1)
+    deck = synthetic_deck(110)
+    qh = deck.templates[deck.index("QH")].face.sharp
+    qd = deck.templates[deck.index("QD")].face.sharp
+    look = read.sign_look
+
+    def sided(view, ta, *rest, **kw):
+        if ta is qh:
+            return 0.95
+        return back if ta is qd else look(view, ta, *rest, **kw)
+    monkeypatch.setattr(read, "sign_look", sided)
+    frame, corners = laid("QH", 110, 23, seed=5)
+    r = decide.read_views(upright_views(frame, corners, deck.aspect), deck, card_px=110)
+    assert (r.card == Card("QH")) is named, (r.card, r.reason)
+    if not named:
+        assert r.card is None and r.guess in (Card("QH"), Card("QD")) and "not clearly told" in r.reason

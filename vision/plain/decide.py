@@ -13,8 +13,8 @@
    the close look at the places where the two templates differ (``read.duel``), the
    challenger laid both ways up; twins (same rank and colour: K♠/K♣) by the sign look
    alone (``read.sign_look``: the places where they differ in shape), seen from either
-   side (the mean of the card's look against its twin and the twin's against it,
-   negated), and never on a
+   side (the card's look against its twin and the twin's against it, negated: their
+   mean when both lead by ``TWIN_SIDE``, else the lesser), and never on a
    card seen smaller than ``MIN_SIGN_PX``. A contender's margin is its worst duel; the contender
    with the best margin is the candidate.
 4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
@@ -58,6 +58,13 @@ designs on a white mat at 640x480, cards 88-119 px long: twin looks that leaned 
 wrong way reached 0.18, twins named rightly led by 0.40 or more). Between
 ``TWIN_SMALL_PX`` and ``TWIN_LARGE_PX`` the margin needed falls to ``MIN_MARGIN``; a card
 of unknown size needs the larger margin."""
+TWIN_SIDE = 0.2
+"""Between twins the sign look is seen from either side (the card's look against its
+twin, and the twin's against the card, negated): each side must lead by at least this
+for their mean to be the duel's value, else the lesser side is. (A single side leaning
+the wrong way reached 0.18 on small cards on the white mat; on tuning replays, the mean
+alone let a twin lead the true card by 0.29-0.34 on a poorly calibrated deck where one
+side alone had said the twin by 0.5-0.6 and the other hardly at all.)"""
 TWIN_SMALL_PX = 130
 TWIN_LARGE_PX = 200
 
@@ -277,9 +284,13 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
         look = read.sign_look(view, tx, *deck.sign_places(x, y, turned), deck.sign_patches(x, y, turned))
         if not both:
             return look
-        back = read.sign_look(view[::-1, ::-1] if turned else view, deck.templates[y].face.sharp,
-                              *deck.sign_places(y, x, turned), deck.sign_patches(y, x, turned))
-        return (look - back) / 2
+        back = -read.sign_look(view[::-1, ::-1] if turned else view, deck.templates[y].face.sharp,
+                               *deck.sign_places(y, x, turned), deck.sign_patches(y, x, turned))
+        # Either side alone may lean the wrong way by up to about 0.2 (a face cut off, an
+        # outline a little off); both must lead by more than that for their mean to count.
+        if min(look, back) < TWIN_SIDE:
+            return min(look, back)
+        return (look + back) / 2
 
     # Coarse match of each contender both ways up, to know which ways up are worth a duel.
     # How well each card matches the view whole, either way up (to know which ways up
