@@ -14,7 +14,9 @@
    the direction of the print's colour, and where it does not decide by shape; otherwise by
    the close look at the places where the two templates differ (``read.duel``), the
    challenger laid both ways up; twins (same rank and colour: K♠/K♣) by the sign look
-   alone (``read.sign_look``: the places where they differ in shape), and never on a
+   alone (``read.sign_look``: the places where they differ in shape), seen from either
+   side (the card's look against its twin and the twin's against it, negated: their
+   mean when both lead by ``TWIN_SIDE``, else the lesser), and never on a
    card seen smaller than ``MIN_SIGN_PX``. A contender's margin is its worst duel; the contender
    with the best margin is the candidate.
 4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
@@ -59,6 +61,13 @@ designs on a white mat at 640x480, cards 88-119 px long: twin looks that leaned 
 wrong way reached 0.18, twins named rightly led by 0.40 or more). Between
 ``TWIN_SMALL_PX`` and ``TWIN_LARGE_PX`` the margin needed falls to ``MIN_MARGIN``; a card
 of unknown size needs the larger margin."""
+TWIN_SIDE = 0.2
+"""Between twins the sign look is seen from either side (the card's look against its
+twin, and the twin's against the card, negated): each side must lead by at least this
+for their mean to be the duel's value, else the lesser side is. (A single side leaning
+the wrong way reached 0.18 on small cards on the white mat; on tuning replays, the mean
+alone let a twin lead the true card by 0.29-0.34 on a poorly calibrated deck where one
+side alone had said the twin by 0.5-0.6 and the other hardly at all.)"""
 TWIN_SMALL_PX = 130
 TWIN_LARGE_PX = 200
 
@@ -320,11 +329,11 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
             # alone says which, or refuses (a card seen too small for its signs).
             if too_small:
                 return 0.0
+            twins = deck.twins(x, y)
             if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
-                values.append(read.sign_look(view, tx, *deck.sign_places(x, y), deck.sign_patches(x, y)))
+                values.append(_sign_value(view, x, y, False, twins))
             if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
-                values.append(read.sign_look(view, tx, *deck.sign_places(x, y, turned=True),
-                                              deck.sign_patches(x, y, turned=True)))
+                values.append(_sign_value(view, x, y, True, twins))
             return min(values)
         if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
             values.append(read.duel(view, tx, ty, deck.places(x, y), deck.duel_patches(x, y)))
@@ -332,6 +341,23 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
             values.append(read.duel(view, tx, ty[::-1, ::-1], deck.places(x, y, turned=True),
                                     deck.duel_patches(x, y, turned=True)))
         return min(values)
+
+    def _sign_value(view, x, y, turned, both):
+        # The sign look of x against y (y upside down on x's template with ``turned``);
+        # ``both``: seen from either side, the mean of x's look against y and the negated
+        # look of y against x, each with its own template's places and the other laid on
+        # it (the view turned with y when y lies the other way up).
+        tx = deck.templates[x].face.sharp
+        look = read.sign_look(view, tx, *deck.sign_places(x, y, turned), deck.sign_patches(x, y, turned))
+        if not both:
+            return look
+        back = -read.sign_look(view[::-1, ::-1] if turned else view, deck.templates[y].face.sharp,
+                               *deck.sign_places(y, x, turned), deck.sign_patches(y, x, turned))
+        # Either side alone may lean the wrong way by up to about 0.2 (a face cut off, an
+        # outline a little off); both must lead by more than that for their mean to count.
+        if min(look, back) < TWIN_SIDE:
+            return min(look, back)
+        return (look + back) / 2
 
     # Coarse match of each contender both ways up, to know which ways up are worth a duel.
     # How well each card matches the view whole, either way up (to know which ways up
