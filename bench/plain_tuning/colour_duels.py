@@ -73,11 +73,12 @@ def run(design: str, group: str, seed: int, frames: int, glare: float, size=(640
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--designs", default=",".join(vs.TUNING_FOUR_COLOUR[:3]))
-    ap.add_argument("--groups", default="white-mat,mat,felt")
-    ap.add_argument("--seeds", default="670")
-    ap.add_argument("--frames", type=int, default=12)
-    ap.add_argument("--glare", type=float, default=0.35)
+    ap.add_argument("--designs", default=",".join(vs.TUNING_FOUR_COLOUR[:3]),
+                    help="tuning designs, plain or four-colour (standard+4color, ...)")
+    ap.add_argument("--groups", default="white-mat,mat,felt", help="tuning surface groups")
+    ap.add_argument("--seeds", default="670", help="tuning seeds (below 1000), comma-separated")
+    ap.add_argument("--frames", type=int, default=12, help="frames per session, each the four cards of a rank")
+    ap.add_argument("--glare", type=float, default=0.35, help="strength of the lamp's reflection on every frame")
     ap.add_argument("--out", help="also write the rows as JSON lines")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
