@@ -371,7 +371,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     reads as another card (or refuses, guessing another card), is asked for again
     (``announce`` names it: "show the ... (JD) again, ..."), as is, once, a card the
     check does not read back otherwise. A deck whose check reads back fewer than
-    ``MIN_READ_BACK`` of its cards is not made (CalibrationError)."""
+    ``MIN_READ_BACK`` of its cards is not made (CalibrationError), nor one holding a face
+    still not of the deck's shape and size."""
     it = iter(frames)
     table = TableModel()
 
@@ -516,6 +517,10 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         # a rank unlike each other (queens, aces), which the check cannot tell from a bad
         # cut, and the reader refuses twins whose faces differ only so (read.laid_on).
         again += [c for c in miscut_faces(faces, aspect) if retaken.get(c, 0) < CHECK_RETAKES and c not in again]
+        # A face not of the deck's shape and size (still so after ``RETAKES``, or taken
+        # again above and cut wrongly this time) is taken again too: it was cut at another
+        # outline than the card's, and is never kept (below).
+        again += [c for c in faces if odd(c, aspect, size) and retaken.get(c, 0) < CHECK_RETAKES and c not in again]
         # A card not read back otherwise (refused, or not found in its later frames) may
         # have been taken badly too: it is taken again, once.
         for c in check["bad"]:
@@ -533,6 +538,13 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         raise CalibrationError("these cards were read as other cards from later frames: "
                                + "; ".join(f"{c} ({why})" for c, why in told.items())
                                + ": calibrate again, each card flat, alone and still")
+    cut = [c for c in faces if odd(c, aspect, size)]
+    if cut:
+        # Its template would not tell the card from its look-alikes: such a deck would
+        # name one for the other.
+        raise CalibrationError("these cards were not found at their own outline (their face's shape or "
+                               f"size is not the other cards'): {' '.join(str(c) for c in cut)}: calibrate "
+                               "again, each card flat, alone and away from the mat's lines")
     if len(check["ok"]) < MIN_READ_BACK * len(faces):
         # Cards the deck cannot read where they were just taken are refused in play too:
         # such a deck would leave the players doing the reader's work.
