@@ -496,8 +496,25 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             if not odd(card, aspect, size):
                 break
     retaken = {}
+
+    def take_again(card: Card) -> None:
+        take(card, again=True)
+        second_look(card)
+        retaken[card] = retaken.get(card, 0) + 1
+
     while True:
-        aspect, size = check_shapes(faces, sizes)
+        try:
+            aspect, size = check_shapes(faces, sizes)
+        except CalibrationError:
+            # A face far off the others' shape or size (a box of the mat taken for the
+            # card's outline, still so after ``RETAKES``) is asked for again before the
+            # deck is given up.
+            far = [c for c in faces if odd(c, *shape_and_size()) and retaken.get(c, 0) < CHECK_RETAKES]
+            if not far:
+                raise
+            for card in far:
+                take_again(card)
+            continue
         deck = build_deck(faces, name=name, card_px=size)
         check = self_check(deck, {c: [_unjpeg(f) for f in v] for c, v in views.items() if v},
                            table=_frozen(table))
@@ -529,9 +546,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         if not again:
             break
         for card in again:
-            take(card, again=True)
-            second_look(card)
-            retaken[card] = retaken.get(card, 0) + 1
+            take_again(card)
     if check["wrong"] or check["confused"]:
         told = {**{c: f"guessed as {g}" for c, g in check["confused"].items()},
                 **{c: f"read as {w}" for c, w in check["wrong"].items()}}

@@ -459,9 +459,9 @@ SEAT_MOVE = 2.0
 """Least move outward (px, at either end of a side) that is made: a side already on the card's
 edge stays as it is (a card that has not moved keeps its reading)."""
 SEAT_GAP = 2
-"""Widest break (px) in the card's paper that does not end it: a thin line of the card's own
-print along its rim (Oxygen White's frame, 1-2 px), on which a side was found, has paper on
-both sides; the card's paper ends only where the table begins."""
+"""Widest break (px) in the card's paper that does not end it (see ``_bridged``): a thin line
+of the card's own print along its rim (Oxygen White's frame, 1-2 px), on which a side was
+found, has paper on both sides; the card's paper ends only where the table begins."""
 
 
 def _bridged(paper: np.ndarray, card: np.ndarray, gap: int, run: int = 3) -> np.ndarray:
