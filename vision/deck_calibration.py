@@ -394,6 +394,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         recent = []
         unseen = 0
         waited = moves = 0             # still frames the card has lain there untaken; times moved
+        steady = False                 # nothing has moved since the card was last found
         before = None
         others = {c: f for c, f in faces.items() if c != card}
         other_sizes = {c: v for c, v in sizes.items() if c != card}
@@ -401,9 +402,11 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             frame = next_frame(f"waiting for the {card.name}")
             # Only frames in which nothing moves count (a hand laying the card does).
             cells = cell_means(frame)
-            if seen_empty and before is not None and before.shape == cells.shape \
-                    and float(np.abs(cells - before).max()) <= MOVING:
+            quiet = before is not None and before.shape == cells.shape \
+                and float(np.abs(cells - before).max()) <= MOVING
+            if seen_empty and quiet:
                 waited += 1
+            steady &= quiet
             before = cells
             if waited > MOVE_AFTER and moves < MOVES:
                 # Seen lying there all this time but never found alone and still: where it
@@ -429,6 +432,12 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                 # (such a card's print can be faint too).
                 outlines = _outlines_alone(frame, table, faint=True, **hints)
             if not outlines:
+                if steady and recent:
+                    # Nothing has moved since the card was found lying there: it still
+                    # does, found in some frames only (a light card on terrazzo, hardly
+                    # unlike it), not taken away. Its outlines so far are kept, and the
+                    # table is not followed over it.
+                    continue
                 if _table_clear(table, frame):
                     seen_empty, recent, unseen = True, [], 0
                     if not differs:
@@ -446,6 +455,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                 recent = []
                 continue                       # the previous card still lies there, or two cards
             recent = (recent + [(frame, outlines[0].corners)])[-3 * stable:]
+            steady = True
             still = _still_run(recent, stable)
             if still:
                 break
