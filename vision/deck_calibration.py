@@ -371,7 +371,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     reads as another card (or refuses, guessing another card), is asked for again
     (``announce`` names it: "show the ... (JD) again, ..."), as is, once, a card the
     check does not read back otherwise. A deck whose check reads back fewer than
-    ``MIN_READ_BACK`` of its cards is not made (CalibrationError)."""
+    ``MIN_READ_BACK`` of its cards is not made (CalibrationError), nor one holding a face
+    still not of the deck's shape and size."""
     it = iter(frames)
     table = TableModel()
 
@@ -393,6 +394,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         recent = []
         unseen = 0
         waited = moves = 0             # still frames the card has lain there untaken; times moved
+        steady = False                 # nothing has moved since the card was last found
         before = None
         others = {c: f for c, f in faces.items() if c != card}
         other_sizes = {c: v for c, v in sizes.items() if c != card}
@@ -400,9 +402,11 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             frame = next_frame(f"waiting for the {card.name}")
             # Only frames in which nothing moves count (a hand laying the card does).
             cells = cell_means(frame)
-            if seen_empty and before is not None and before.shape == cells.shape \
-                    and float(np.abs(cells - before).max()) <= MOVING:
+            quiet = before is not None and before.shape == cells.shape \
+                and float(np.abs(cells - before).max()) <= MOVING
+            if seen_empty and quiet:
                 waited += 1
+            steady &= quiet
             before = cells
             if waited > MOVE_AFTER and moves < MOVES:
                 # Seen lying there all this time but never found alone and still: where it
@@ -428,6 +432,12 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                 # (such a card's print can be faint too).
                 outlines = _outlines_alone(frame, table, faint=True, **hints)
             if not outlines:
+                if steady and recent:
+                    # Nothing has moved since the card was found lying there: it still
+                    # does, found in some frames only (a light card on terrazzo, hardly
+                    # unlike it), not taken away. Its outlines so far are kept, and the
+                    # table is not followed over it.
+                    continue
                 if _table_clear(table, frame):
                     seen_empty, recent, unseen = True, [], 0
                     if not differs:
@@ -445,6 +455,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                 recent = []
                 continue                       # the previous card still lies there, or two cards
             recent = (recent + [(frame, outlines[0].corners)])[-3 * stable:]
+            steady = True
             still = _still_run(recent, stable)
             if still:
                 break
@@ -495,8 +506,25 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             if not odd(card, aspect, size):
                 break
     retaken = {}
+
+    def take_again(card: Card) -> None:
+        take(card, again=True)
+        second_look(card)
+        retaken[card] = retaken.get(card, 0) + 1
+
     while True:
-        aspect, size = check_shapes(faces, sizes)
+        try:
+            aspect, size = check_shapes(faces, sizes)
+        except CalibrationError:
+            # A face far off the others' shape or size (a box of the mat taken for the
+            # card's outline, still so after ``RETAKES``) is asked for again before the
+            # deck is given up.
+            far = [c for c in faces if odd(c, *shape_and_size()) and retaken.get(c, 0) < CHECK_RETAKES]
+            if not far:
+                raise
+            for card in far:
+                take_again(card)
+            continue
         deck = build_deck(faces, name=name, card_px=size)
         check = self_check(deck, {c: [_unjpeg(f) for f in v] for c, v in views.items() if v},
                            table=_frozen(table))
@@ -516,6 +544,10 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         # a rank unlike each other (queens, aces), which the check cannot tell from a bad
         # cut, and the reader refuses twins whose faces differ only so (read.laid_on).
         again += [c for c in miscut_faces(faces, aspect) if retaken.get(c, 0) < CHECK_RETAKES and c not in again]
+        # A face not of the deck's shape and size (still so after ``RETAKES``, or taken
+        # again above and cut wrongly this time) is taken again too: it was cut at another
+        # outline than the card's, and is never kept (below).
+        again += [c for c in faces if odd(c, aspect, size) and retaken.get(c, 0) < CHECK_RETAKES and c not in again]
         # A card not read back otherwise (refused, or not found in its later frames) may
         # have been taken badly too: it is taken again, once.
         for c in check["bad"]:
@@ -524,15 +556,20 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         if not again:
             break
         for card in again:
-            take(card, again=True)
-            second_look(card)
-            retaken[card] = retaken.get(card, 0) + 1
+            take_again(card)
     if check["wrong"] or check["confused"]:
         told = {**{c: f"guessed as {g}" for c, g in check["confused"].items()},
                 **{c: f"read as {w}" for c, w in check["wrong"].items()}}
         raise CalibrationError("these cards were read as other cards from later frames: "
                                + "; ".join(f"{c} ({why})" for c, why in told.items())
                                + ": calibrate again, each card flat, alone and still")
+    cut = [c for c in faces if odd(c, aspect, size)]
+    if cut:
+        # Its template would not tell the card from its look-alikes: such a deck would
+        # name one for the other.
+        raise CalibrationError("these cards were not found at their own outline (their face's shape or "
+                               f"size is not the other cards'): {' '.join(str(c) for c in cut)}: calibrate "
+                               "again, each card flat, alone and away from the mat's lines")
     if len(check["ok"]) < MIN_READ_BACK * len(faces):
         # Cards the deck cannot read where they were just taken are refused in play too:
         # such a deck would leave the players doing the reader's work.

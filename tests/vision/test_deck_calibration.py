@@ -212,12 +212,13 @@ def test_live_calibration_says_when_the_camera_stops():
         calibrate_live(frames, announce=lambda m: None, stable=4, cards=["9S", "JH"])
 
 
-def _asking_camera(said, cut=(), still=12, cut_by=0.12, seed=5, out_of_view=(), table=None):
+def _asking_camera(said, cut=(), still=12, cut_by=0.12, seed=5, out_of_view=(), table=None, cut_always=()):
     """A camera's frames during a live pass that shows the card each request names (as
     a person would): the empty table, then the card alone and still until the next
     request; the camera stops when nothing more is asked. A card in ``cut`` is, the
     first time, shown with a band of its side hidden (taken at the wrong outline); one
-    in ``out_of_view`` is first laid mostly beyond the frame's edge (never found).
+    in ``out_of_view`` is first laid mostly beyond the frame's edge (never found); one in
+    ``cut_always`` is shown so every time.
     ``table``: the scene's table and deck (default: the standard deck on green cloth)."""
     import re
     rng = np.random.default_rng(seed)
@@ -232,7 +233,7 @@ def _asking_camera(said, cut=(), still=12, cut_by=0.12, seed=5, out_of_view=(), 
         card = re.search(r"\((\w+)\)", said[-1]).group(1)
         spot = ((-20, 150), 20) if card in out_of_view and card not in shown else SPOTS[served % len(SPOTS)]
         frame, _, truth = scene([place(card, *spot)], seed=seed, markers=False, **table)
-        if card in cut and card not in shown:
+        if card in cut_always or (card in cut and card not in shown):
             q = np.asarray(truth[0]["corners"], np.float32)
             band = np.array([q[0], q[0] + cut_by * (q[1] - q[0]), q[3] + cut_by * (q[2] - q[3]), q[3]])
             mask = np.zeros(frame.shape[:2], np.uint8)
@@ -260,6 +261,43 @@ def test_live_calibration_takes_a_card_again_when_its_face_is_not_the_decks_shap
     jd = faces[Card("JD")]
     assert jd.shape[1] / jd.shape[0] == pytest.approx(deck.aspect, rel=0.04)
     assert sorted(deck.check["ok"]) == sorted(cards) and not deck.check["confused"]
+
+
+@needs_art
+def test_a_face_still_not_the_decks_shape_after_it_was_asked_for_again_is_never_kept():
+    # The jack of diamonds is seen with a band of its side hidden each time it is laid
+    # (on tuning sessions: faces cut at a line of the mat or of their own print, 4-5%
+    # off the deck's shape, still so after two requests, went into decks that passed
+    # their check). Its template would not tell it from its look-alikes: no deck is made.
+    cards = [Card("9S"), Card("JH"), Card("AC"), Card("JD"), Card("KS")]
+    said = []
+    with pytest.raises(CalibrationError, match="not found at their own outline.*JD"):
+        calibrate_live(_asking_camera(said, cut_always={"JD"}), announce=said.append, stable=4, cards=cards)
+    assert said.count("show the jack of diamonds (JD) again, alone, face up") == 4
+
+
+@needs_art
+def test_a_card_found_in_some_frames_only_is_taken_while_nothing_moves(monkeypatch):
+    # A light card on a light terrazzo (tuning seed 708, 1280x720) was found in about one
+    # frame in four, and in the others hardly differed from the table: each such frame
+    # counted as the empty table and dropped the outlines found so far, so the card was
+    # never found in five frames in a row; after three moves the camera stopped. While
+    # nothing in view moves, the card still lies where it was found.
+    import vision.deck_calibration as dc
+    real, calls = dc._outlines_alone, [0]
+
+    def now_and_then(frame, table, **kw):
+        calls[0] += 1
+        return real(frame, table, **kw) if calls[0] % 3 == 0 else []
+
+    monkeypatch.setattr(dc, "_outlines_alone", now_and_then)
+    monkeypatch.setattr(dc, "_nothing_differs", lambda table, frame: True)
+    monkeypatch.setattr(dc, "_table_clear", lambda table, frame: True)
+    cards = [Card("9S"), Card("JH"), Card("AC")]
+    said = []
+    deck, faces = calibrate_live(_asking_camera(said, still=40), announce=said.append, stable=4, cards=cards)
+    assert said == [f"show the {c.name} ({c}) alone, face up" for c in cards]
+    assert sorted(deck.check["ok"]) == sorted(cards)
 
 
 @needs_art

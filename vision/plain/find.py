@@ -458,6 +458,28 @@ seated on two sides of a card and a third along the card under it (an overlap) i
 SEAT_MOVE = 2.0
 """Least move outward (px, at either end of a side) that is made: a side already on the card's
 edge stays as it is (a card that has not moved keeps its reading)."""
+SEAT_GAP = 2
+"""Widest break (px) in the card's paper that does not end it (see ``_bridged``): a thin line
+of the card's own print along its rim (Oxygen White's frame, 1-2 px), on which a side was
+found, has paper on both sides; the card's paper ends only where the table begins."""
+
+
+def _bridged(paper: np.ndarray, card: np.ndarray, gap: int, run: int = 3) -> np.ndarray:
+    """``paper`` (..., K) with breaks of at most ``gap`` samples filled in, where the card
+    hides the table (``card``: its print) between paper before and ``run`` samples of paper
+    after: a rim goes on beyond its frame line, a pixel of light beside the card's edge
+    (a marker's white border) is no rim."""
+    k = paper.shape[-1]
+    on = paper.copy()                       # paper here and at the ``run - 1`` samples after
+    for d in range(1, run):
+        on[..., :k - d] &= paper[..., d:]
+        on[..., k - d:] = False
+    out = paper.copy()
+    for g in range(1, gap + 1):
+        both = paper[..., :-(g + 1)] & on[..., g + 1:]
+        for d in range(1, g + 1):
+            out[..., d:d + both.shape[-1]] |= both
+    return out & card | paper
 
 
 def seat_on_paper(colour: np.ndarray, outlines: list, table, aspect: Optional[float],
@@ -493,7 +515,7 @@ def seat_on_paper(colour: np.ndarray, outlines: list, table, aspect: Optional[fl
         if len(cand) >= 10:
             white = np.median(cand[cand[:, 0] >= np.percentile(cand[:, 0], 90)], axis=0)
             light[i] = np.sqrt(((here[i] - white) ** 2).sum(-1)) <= SEAT_PAPER
-    paper = hides & light
+    paper = _bridged(hides & light, hides, SEAT_GAP)
     # The first run of paper from the innermost sample outward, and where it ends.
     seen = np.cumsum(paper, axis=-1) > 0
     ended = seen & ~paper & reach
