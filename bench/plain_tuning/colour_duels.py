@@ -19,16 +19,11 @@ import cv2
 import numpy as np
 
 from bench import vision_sets as vs
+from bench.plain_tuning import scenes
 from bench.vision_plain import calibrate_through_camera, in_full_view
 from engine.cards import DECK, Card
 from vision.plain import recognize_plain
 from vision.plain.background import TableModel
-
-
-def _on(truth_corners, sightings):
-    poly = np.asarray(truth_corners, np.float32)
-    return [s for s in sightings
-            if cv2.pointPolygonTest(poly, tuple(map(float, np.mean(s.corners, axis=0))), False) >= 0]
 
 
 def run(design: str, group: str, seed: int, frames: int, glare: float, size=(640, 480)) -> list:
@@ -56,7 +51,7 @@ def run(design: str, group: str, seed: int, frames: int, glare: float, size=(640
         for t in truth:
             if not in_full_view(t["corners"], session.size) or t.get("card_visible", 1.0) < 0.9:
                 continue
-            on = _on(t["corners"], found)
+            on = scenes.on(found, [t])[0]
             s = on[0] if on else None
             worst = (s.detail or {}).get("worst", {}) if s is not None else {}
             card = Card(t["card"])

@@ -34,7 +34,6 @@ import numpy as np
 
 from engine.cards import Card
 from vision.plain import read
-from vision.plain.deck import SAME_HUE
 from vision.plain.straighten import white_balanced
 
 SHORTLIST_GAP = 0.12
@@ -153,26 +152,6 @@ def _ink_share(faces, deck, red: int, black: int, entry) -> Optional[float]:
     return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
 
 
-def _redness(faces, deck, red: int, entry) -> float:
-    """How red the view is where the red card has red print (share of the template's)."""
-    _, o, offsets = entry
-    t = deck.templates[red]
-    mask = read.compared(t.red_ink)
-    if not mask.any():
-        return 0.5
-    view = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
-    return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
-
-
-def _hue_pixels(deck, x: int) -> np.ndarray:
-    """Card ``x``'s print in its suit's ink (soft size): coloured pixels whose colour
-    points the ink's way."""
-    t = deck.templates[x]
-    hue = deck.inks[deck.cards[x].suit][0]
-    length = np.sqrt((t.face.chroma * t.face.chroma).sum(axis=2))
-    return t.colour_ink & (t.face.chroma @ hue >= SAME_HUE * length)
-
-
 def _colour_share(faces, deck, x: int, y: int, entry) -> Optional[float]:
     """For two cards printed in different colours other than red against black (a
     four-colour deck's blue diamonds or green clubs; ``x`` coloured): how much the view's
@@ -185,7 +164,7 @@ def _colour_share(faces, deck, x: int, y: int, entry) -> Optional[float]:
     tx, ty = deck.templates[x], deck.templates[y]
     ink_y = deck.inks.get(deck.cards[y].suit)
     theirs = ty.dark_ink if ink_y is None else ty.colour_ink
-    mask = read.compared(_hue_pixels(deck, x) & (theirs | theirs[::-1, ::-1]))
+    mask = read.compared(deck.hue_pixels(x) & (theirs | theirs[::-1, ::-1]))
     if mask.sum() < MIN_INK_PIXELS:
         return None
     cx = read.compared(tx.face.chroma)[mask].mean(axis=0)
@@ -195,14 +174,14 @@ def _colour_share(faces, deck, x: int, y: int, entry) -> Optional[float]:
     return float((v - cy) @ d) / max(float(d @ d), 1e-3)
 
 
-def _redness(faces, deck, red: int, entry) -> float:
+def _ink_level(faces, deck, red: int, entry) -> float:
     """How red the view is where the red card has red print (share of the template's);
     for a card printed in another colour (``PlainDeck.other_hue``), how much of its
     ink's colour the view shows there."""
     _, o, offsets = entry
     t = deck.templates[red]
     if deck.other_hue(red):
-        mask = read.compared(_hue_pixels(deck, red))
+        mask = read.compared(deck.hue_pixels(red))
         if not mask.any():
             return 0.5
         hue = deck.inks[deck.cards[red].suit][0]
@@ -288,7 +267,7 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
                         look = _shape_look(x, y)
                         if look < PALE_SHAPE:
                             duels[(x, y)] = look
-                    elif _redness(faces, deck, x, fine[x]) >= INK_PALE:
+                    elif _ink_level(faces, deck, x, fine[x]) >= INK_PALE:
                         # Some red is left (black print has none): the shape decides.
                         look = _shape_look(x, y)
                         if look > -PALE_SHAPE:
@@ -394,12 +373,14 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     # The candidate's own print must have its suit's colour.
     pale = None
     if deck.red[a] or deck.other_hue(a):
-        ink = _redness(faces, deck, a, fine[a])
+        ink = _ink_level(faces, deck, a, fine[a])
         colour_ok = ink >= INK_RED
         if not colour_ok and ink >= INK_PALE:
             # Coloured print paled by a lamp's reflection: named only if the card's shape
             # beats the cards of its rank in other colours by the sign look (their signs,
             # not the colour).
+            # (A red card of a red and black deck is held to the black cards of its rank
+            # whatever colours its calibration learnt, as before four colours were known.)
             if deck.red[a] and not deck.other_hue(a):
                 others = [y for y in deck.alike[a] if deck.cards[y].rank == card.rank and not deck.red[y]]
             else:

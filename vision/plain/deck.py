@@ -129,6 +129,7 @@ class PlainDeck:
     _places: dict = field(default_factory=dict, repr=False)
     _signs: dict = field(default_factory=dict, repr=False)
     _patches: dict = field(default_factory=dict, repr=False)
+    _hues: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         self.cards = [Card(c) for c in self.cards]
@@ -163,6 +164,16 @@ class PlainDeck:
                 hues.append(None if ink is None else ink[0])
                 k = len(hues) - 1
             self.colour.append(k)
+
+    def hue_pixels(self, a: int) -> np.ndarray:
+        """Card ``a``'s print in its suit's ink (soft size; its suit must have one):
+        coloured pixels whose colour points the ink's way (cached)."""
+        if a not in self._hues:
+            f = self.templates[a].face
+            hue = self.inks[self.cards[a].suit][0]
+            length = np.sqrt((f.chroma * f.chroma).sum(axis=2))
+            self._hues[a] = self.templates[a].colour_ink & (f.chroma @ hue >= SAME_HUE * length)
+        return self._hues[a]
 
     def other_hue(self, a: int) -> bool:
         """Whether card ``a``'s suit is printed in a colour other than red and black (a
