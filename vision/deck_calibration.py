@@ -390,7 +390,10 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     def take(card: Card, again: bool = False) -> None:
         """Ask for the card and take it once it lies still (see above)."""
         announce(f"show the {card.name} ({card}) {'again, ' if again else ''}alone, face up")
-        seen_empty = False
+        # The first card needs no empty table seen first: the table was just learnt empty,
+        # and on a table that the model never finds quite clear (a polished stone's
+        # glints, a light card just laid) waiting for it would never take a card.
+        seen_empty = not faces
         recent = []
         unseen = 0
         waited = moves = 0             # still frames the card has lain there untaken; times moved
@@ -399,7 +402,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         others = {c: f for c, f in faces.items() if c != card}
         other_sizes = {c: v for c, v in sizes.items() if c != card}
         while True:
-            frame = next_frame(f"waiting for the {card.name}")
+            frame = next_frame(f"waiting for the {card.name}" if seen_empty else
+                               f"waiting for the table to be seen empty before the {card.name}")
             # Only frames in which nothing moves count (a hand laying the card does).
             cells = cell_means(frame)
             quiet = before is not None and before.shape == cells.shape \
