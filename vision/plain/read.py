@@ -335,6 +335,17 @@ def laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     return b, covered.astype(bool)
 
 
+def laid_slip(sharp_a: np.ndarray, sharp_b: np.ndarray) -> np.ndarray:
+    """Template ``b`` laid on ``a`` by their affine fit when it is a calibration's slip
+    (``MAX_LAY_CHANGE``, ``MAX_SLIP``), else ``b`` as it is."""
+    h, w = sharp_a.shape
+    _, warp = _fit(sharp_a, sharp_b)
+    if not _small_slip(warp, h):
+        return sharp_b
+    return cv2.warpAffine(sharp_b, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
 def _fit(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     """The affine fit laying ``b`` on ``a``: (correlation, warp), or (0, None) when it fails."""
     try:
