@@ -172,9 +172,22 @@ CAMERAS = {
         motion_blur=(0.0, 3.0), jpeg=(80, 95), sharpen=(0.3, 1.2), light=(0.0, 0.4),
         glare=(0.0, 0.0), glare_share=0.0, wb_adapt=(0.7, 1.0), hfov_deg=(63.0, 75.0),
         awb_scene=(0.1, 0.5), auto_exposure=(0.14, 0.22)),
+    # A phone held over the table at a slant, for tuning the photo mode's slanted views
+    # (bench.plain_tuning.photo_tuning --camera tuning-slant): 1280x960, sharp, the
+    # tuning lamps, small to large cards. A tuning profile.
+    "tuning-slant": CameraProfile(
+        "tuning-slant",
+        card_px={1280: (100, 270)},
+        tilt_deg=(8.0, 26.0), k1=(-0.04, 0.0), vignette=(0.0, 0.3), wb_error=(0.0, 0.06),
+        lamps=(3200, 4000, 5000, 6500), exposure_ev=(-0.3, 0.3), washout=(0.0, 0.1),
+        read_noise=(0.5, 2.5), shot_noise=(2.0, 7.0), blur=(0.0, 0.6), defocus=(0.0, 0.8),
+        motion_blur=(0.0, 2.0), jpeg=(80, 95), sharpen=(0.2, 1.0), light=(0.0, 0.35),
+        glare=(0.0, 0.0), glare_share=0.0, wb_adapt=(0.75, 1.0), hfov_deg=(62.0, 74.0),
+        awb_scene=(0.0, 0.3), auto_exposure=(0.15, 0.21)),
 }
 """Camera profiles by name: ``tuning``, ``validation``, and for the photo mode ``webcam``
-(960×540 above the table) and ``phone`` (1280×960, held at a slant)."""
+(960×540 above the table) and ``phone`` (1280×960, held at a slant); ``tuning-slant``
+is a tuning profile of a phone held at a slant (1280×960)."""
 
 SPLITS = ("tuning", "validation")
 
@@ -295,7 +308,7 @@ def draw_session(rng: np.random.Generator, split: str, group: str = None, size=(
              "awb_scene": _u(rng, prof.awb_scene), "auto_exposure": _u(rng, prof.auto_exposure)}
     # Marker stickers on a bare table (for zones without the mat): on half the tables,
     # never in the webcam photos of a home table.
-    markers = bool(rng.random() < 0.5) and prof.name not in ("webcam", "phone")
+    markers = bool(rng.random() < 0.5) and prof.name not in ("webcam", "phone", "tuning-slant")
     return Session(split, design, surface, int(rng.integers(1 << 30)), (w, h), camera, light, prof,
                    markers)
 

@@ -56,9 +56,8 @@ def main(argv=None):
                 k = int(np.argmax([read.patch_match(faces[j].soft, deck.templates[ti].face.soft)[0] for j in (0, 1)]))
                 tx = deck.templates[ti].face.sharp
                 for r in rivals_of(Card(t["card"]), deck):
-                    tr = deck.templates[r].face.sharp
-                    v = min(read.duel(faces[k].sharp, tx, tr, deck.places(ti, r)),
-                            read.duel(faces[k].sharp, tx, tr[::-1, ::-1], deck.places(ti, r, turned=True)))
+                    v = min(read.duel(faces[k].sharp, tx, deck.laid(ti, r), deck.places(ti, r)),
+                            read.duel(faces[k].sharp, tx, deck.laid(ti, r, turned=True), deck.places(ti, r, turned=True)))
                     values[(folder.name.split("-640")[0], t["card"], str(deck.cards[r]))].append(v)
     by_set = defaultdict(list)
     for (s, _a, _b), v in values.items():

@@ -3,6 +3,10 @@ with the tuning camera profile, calibrated with `calibrate deck --from-dir` and 
 `recognize --mode plain` (the single-photo path), through the command line.
 
     python -m bench.plain_tuning.photo_tuning --tables 4 --photos 6 --seed 3 [--keep DIR]
+    python -m bench.plain_tuning.photo_tuning --camera tuning-slant --tables 6 --seed 760
+
+``--camera`` names a tuning camera profile (bench.vision_sets.CAMERAS): ``tuning`` (the
+default, 960x540) or ``tuning-slant`` (a phone held at a slant, 1280x960).
 """
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ import numpy as np
 from bench import vision_sets as vs
 from bench.vision_photo import run_table
 
+CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960)}
+"""The tuning camera profiles this tool takes and their frame sizes."""
 SURFACES = ("wood:oak:matte", "wood:oak:satin", "cloth:green", "felt:navy", "cloth:grey", "wood:oak:gloss")
 
 
@@ -26,6 +32,8 @@ def main(argv=None) -> int:
     ap.add_argument("--photos", type=int, default=6)
     ap.add_argument("--seed", type=int, default=3, help="below 1000: tuning")
     ap.add_argument("--keep", help="keep the photos and decks here")
+    ap.add_argument("--camera", default="tuning", choices=sorted(CAMERA_SIZES),
+                    help="tuning camera profile: tuning (960x540) or tuning-slant (1280x960)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="plain-photo-tuning-"))
@@ -35,12 +43,14 @@ def main(argv=None) -> int:
         for i in range(args.tables):
             design = vs.TUNING_DESIGNS[(i * 5 + args.seed) % len(vs.TUNING_DESIGNS)]
             surface = SURFACES[(i + args.seed) % len(SURFACES)]
-            s = vs.draw_session(rng, "tuning", size=(960, 540), design=design, surface=surface)
+            # The default camera draws as before (no profile given), so old seeds give the same photos.
+            s = vs.draw_session(rng, "tuning", size=CAMERA_SIZES[args.camera], design=design, surface=surface,
+                                profile=None if args.camera == "tuning" else args.camera)
             r = run_table(s, np.random.default_rng(int(rng.integers(1 << 30))), args.photos, base / f"t{i}")
             for k in tot:
                 tot[k] += r[k]
             n = max(1, r["in_view"])
-            print(f"{design:14s} {surface:16s} card {r['card_px']}px calibrate exit {r['calibrate_exit']} "
+            print(f"{design:14s} {surface:16s} tilt {s.camera['tilt_deg']:4.1f} card {r['card_px']}px calibrate exit {r['calibrate_exit']} "
                   f"cards {r['in_view']} correct {100 * r['correct'] / n:.1f}% wrong {r['wrong']} {r['wrong_cards']}",
                   flush=True)
             for said in r["calibrate_said"][:3]:

@@ -69,8 +69,8 @@ def test_the_close_look_tells_a_card_from_its_look_alike(card, other):
     way = int(np.argmax([read.patch_match(f.soft, deck.templates[a].face.soft)[0] for f in faces]))
     ta, tb = deck.templates[a].face.sharp, deck.templates[b].face.sharp
     assert deck.places(a, b)
-    assert read.duel(faces[way].sharp, ta, tb, deck.places(a, b)) > 0.5
-    assert read.duel(faces[way].sharp, tb, ta, deck.places(b, a)) < -0.5
+    assert read.duel(faces[way].sharp, ta, deck.laid(a, b), deck.places(a, b)) > 0.5
+    assert read.duel(faces[way].sharp, tb, deck.laid(b, a), deck.places(b, a)) < -0.5
 
 
 @needs_art

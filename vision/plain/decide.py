@@ -17,8 +17,11 @@
    alone (``read.sign_look``: the places where they differ in shape), seen from either
    side (the card's look against its twin and the twin's against it, negated: their
    mean when both lead by ``TWIN_SIDE``, else the lesser), and never on a
-   card seen smaller than ``MIN_SIGN_PX``. A contender's margin is its worst duel; the contender
-   with the best margin is the candidate.
+   card seen smaller than ``MIN_SIGN_PX``. Each look is taken on the view laid on the
+   template of the side that looks (``read.laid_view``: its patches' slips as a shift and
+   scale), as a face cut a few per cent off the card in calibration or a view's outline
+   found a little off would put the places beside the print. A contender's margin is its
+   worst duel; the contender with the best margin is the candidate.
 4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
    by ``MIN_MARGIN`` (its twin by more on a small card: ``twin_margin``), its print has its suit's colour
    (or, for red print paled by glare, its shape beats the black cards of its rank),
@@ -299,7 +302,7 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     def _close_look(x, y, signs=False):
         # x, on the view the way up that suits it, must beat y laid either way up
         # (the way up y matches worse is skipped when it is far worse: it cannot win there).
-        view = faces[fine[x][1]].sharp
+        view = laid(x)
         tx, ty = deck.templates[x].face.sharp, deck.templates[y].face.sharp
         same = fine[x][1] == fine[y][1]
         values = []
@@ -321,6 +324,15 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
                                     deck.duel_patches(x, y, turned=True)))
         return min(values)
 
+    laid_views = {}
+
+    def laid(x):
+        # The view laid on x's template (its patches' slips: ``read.laid_view``).
+        if x not in laid_views:
+            sharp = faces[fine[x][1]].sharp
+            laid_views[x] = read.laid_view(sharp, deck.templates[x].face.parts, fine[x][2])
+        return laid_views[x]
+
     def _sign_value(view, x, y, turned, both):
         # The sign look of x against y (y upside down on x's template with ``turned``);
         # ``both``: seen from either side, the mean of x's look against y and the negated
@@ -330,7 +342,15 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
         look = read.sign_look(view, tx, *deck.sign_places(x, y, turned), deck.sign_patches(x, y, turned))
         if not both:
             return look
-        back = -read.sign_look(view[::-1, ::-1] if turned else view, deck.templates[y].face.sharp,
+        # The twin's side looks at the view laid on the twin's own template when the twin
+        # was matched the way up it lies here (its calibration may have cut its face a
+        # little larger or smaller than the card's).
+        way = fine[x][1] if not turned else 1 - fine[x][1]
+        if fine[y][1] == way:
+            mine = laid(y)
+        else:
+            mine = view[::-1, ::-1] if turned else view
+        back = -read.sign_look(mine, deck.templates[y].face.sharp,
                                *deck.sign_places(y, x, turned), deck.sign_patches(y, x, turned))
         # Either side alone may lean the wrong way by up to about 0.2 (a face cut off, an
         # outline a little off); both must lead by more than that for their mean to count.

@@ -127,6 +127,7 @@ class PlainDeck:
     check: Optional[dict] = None
     templates: list = field(default_factory=list, repr=False)
     _places: dict = field(default_factory=dict, repr=False)
+    _laid: dict = field(default_factory=dict, repr=False)
     _signs: dict = field(default_factory=dict, repr=False)
     _patches: dict = field(default_factory=dict, repr=False)
     _hues: dict = field(default_factory=dict, repr=False)
@@ -189,12 +190,22 @@ class PlainDeck:
         return self.cards.index(Card(card))
 
     def places(self, a: int, b: int, turned: bool = False) -> list:
-        """Where cards ``a`` and ``b`` (``b`` upside down with ``turned``) differ most (cached)."""
-        key = (a, b, True) if turned else ((a, b, False) if a < b else (b, a, False))
+        """Where cards ``a`` and ``b`` (``b`` upside down with ``turned``) differ most, ``b``
+        laid on ``a`` (:meth:`laid`; cached)."""
+        key = (a, b, turned)
         if key not in self._places:
-            tb = self.templates[key[1]].face.sharp
-            self._places[key] = read.places(self.templates[key[0]].face.sharp, tb[::-1, ::-1] if turned else tb)
+            self._places[key] = read.places(self.templates[a].face.sharp, self.laid(a, b, turned))
         return self._places[key]
+
+    def laid(self, a: int, b: int, turned: bool = False) -> np.ndarray:
+        """Card ``b``'s sharp template (upside down with ``turned``) laid on ``a``'s where
+        their fit is a calibration's slip (``read.laid_slip``; cached): two faces cut a
+        few per cent apart are compared where their print lies, not beside it."""
+        key = (a, b, turned)
+        if key not in self._laid:
+            tb = self.templates[b].face.sharp
+            self._laid[key] = read.laid_slip(self.templates[a].face.sharp, tb[::-1, ::-1] if turned else tb)
+        return self._laid[key]
 
     def twins(self, a: int, b: int) -> bool:
         """Whether cards ``a`` and ``b`` are same-colour twins (K♠/K♣, Q♥/Q♦): only their
@@ -217,8 +228,7 @@ class PlainDeck:
         (cached: ``read.duel_patches``)."""
         key = (a, b, turned, False)
         if key not in self._patches:
-            tb = self.templates[b].face.sharp
-            self._patches[key] = read.duel_patches(self.templates[a].face.sharp, tb[::-1, ::-1] if turned else tb,
+            self._patches[key] = read.duel_patches(self.templates[a].face.sharp, self.laid(a, b, turned),
                                                    self.places(a, b, turned))
         return self._patches[key]
 
@@ -232,7 +242,7 @@ class PlainDeck:
     def prepare(self) -> "PlainDeck":
         """Work out now what reading otherwise works out the first time it needs it:
         where each card and each of its look-alikes differ, both ways up, and where twins
-        differ in their suit signs (about a second of CPU for a deck on the development
+        differ in their suit signs (about two seconds of CPU for a deck on the development
         machine; the service does it once at start, so that no frame of play waits for
         it). Returns the deck."""
         for a in range(len(self.cards)):

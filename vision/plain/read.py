@@ -335,6 +335,17 @@ def laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     return b, covered.astype(bool)
 
 
+def laid_slip(sharp_a: np.ndarray, sharp_b: np.ndarray) -> np.ndarray:
+    """Template ``b`` laid on ``a`` by their affine fit when it is a calibration's slip
+    (``MAX_LAY_CHANGE``, ``MAX_SLIP``), else ``b`` as it is."""
+    h, w = sharp_a.shape
+    _, warp = _fit(sharp_a, sharp_b)
+    if not _small_slip(warp, h):
+        return sharp_b
+    return cv2.warpAffine(sharp_b, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
 def _fit(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     """The affine fit laying ``b`` on ``a``: (correlation, warp), or (0, None) when it fails."""
     try:
@@ -461,3 +472,47 @@ def duel(view_sharp: np.ndarray, sharp_a: np.ndarray, sharp_b: np.ndarray, boxes
         ra, rb = fits[0][1], fits[1][1]
         total += wsum * (rb - ra) / (rb + ra + 1e-6)
     return total / max(weight, MIN_EVIDENCE)
+
+
+MAX_LAY_SCALE = 0.1
+"""Largest change of scale (per axis) by which a view is laid on a template from its
+patches' slips (:func:`laid_view`)."""
+
+
+def laid_view(view_sharp: np.ndarray, parts, offsets) -> np.ndarray:
+    """The view's sharp face laid on a template: the slips its soft patches found
+    (:func:`patch_match`'s ``offsets`` against the template whose :func:`soft_parts` are
+    ``parts``) fitted as a shift and a change of scale along each axis, and the view
+    warped by it, so that the close look compares places that lie where the template's
+    do (a view straightened from an outline found a little inside or outside the card,
+    or a face seen at a slant, is a few per cent larger or smaller than the template)."""
+    patches = parts[0]
+    h, w = view_sharp.shape
+    pts, offs = [], []
+    for ((py0, py1, px0, px1), t), (dy, dx) in zip(patches, offsets):
+        if t is None:
+            continue                 # a blank patch does not slip: it says nothing
+        pts.append(((py0 + py1) / 2, (px0 + px1) / 2))
+        offs.append((dy, dx))
+    if not pts:
+        return view_sharp
+    pts, offs = np.asarray(pts, float), np.asarray(offs, float)
+    # Soft px to sharp px (the soft face is the sharp one at about SOFT_SCALE).
+    sh, sw = max(8, int(round(h * SOFT_SCALE))), max(8, int(round(w * SOFT_SCALE)))
+    fy, fx = h / sh, w / sw
+    m = np.zeros((2, 3), np.float32)
+    for axis, (col, f) in enumerate(((1, fx), (0, fy))):
+        p, d = (pts[:, col] + 0.5) * f - 0.5, offs[:, col] * f
+        if np.ptp(p) > 0:
+            a = np.vstack([p - p.mean(), np.ones_like(p)]).T
+            (s, t), *_ = np.linalg.lstsq(a, d, rcond=None)
+            s = float(np.clip(s, -MAX_LAY_SCALE, MAX_LAY_SCALE))
+            t = float(t) - s * float(p.mean())
+        else:
+            s, t = 0.0, float(d.mean())
+        m[axis, axis] = 1.0 + s
+        m[axis, 2] = t
+    # Template pixel p lies at view pixel p + s (p - mean) + t: sample the view there.
+    return cv2.warpAffine(view_sharp, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
