@@ -259,9 +259,10 @@ def run_session(session, rng, frames: int, kinds, log=None, cards=DECK) -> dict:
 
 
 # ---------------------------------------------------------------- the plan
-def plan(design_groups, splits, sessions_per_cell: int, seed: int, groups=None):
+def plan(design_groups, splits, sessions_per_cell: int, seed: int, groups=None, camera: str = None):
     """The sessions to run: ``(design group, split, surface group, Session)``, drawn
-    from a generator seeded by ``seed`` and the cell (reproducible, independent cells)."""
+    from a generator seeded by ``seed`` and the cell (reproducible, independent cells).
+    ``camera``: a camera profile instead of each split's own (``tuning-hard``)."""
     out = []
     for dg in design_groups:
         designs = DESIGN_GROUPS[dg]
@@ -283,9 +284,9 @@ def plan(design_groups, splits, sessions_per_cell: int, seed: int, groups=None):
                     size = SIZES[(k + gi) % len(SIZES)]
                     if split == "busy":
                         s = vs.draw_session(rng, "tuning", size=size, design=design,
-                                            surface=str(rng.choice(cells[g])))
+                                            surface=str(rng.choice(cells[g])), profile=camera)
                     else:
-                        s = vs.draw_session(rng, split, g, size=size, design=design)
+                        s = vs.draw_session(rng, split, g, size=size, design=design, profile=camera)
                     out.append((dg, split, g, s, int(rng.integers(1 << 30))))
     return out
 

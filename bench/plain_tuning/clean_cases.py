@@ -11,6 +11,7 @@ size in px, design, surface, frame size and how many requests the calibration pa
 needed (24 when no card was asked for again).
 
     python -m bench.plain_tuning.clean_cases collect DIR --groups cloth,mat --sessions 4 --frames 20 --seed 500
+    python -m bench.plain_tuning.clean_cases collect DIR --camera tuning-hard --seed 810   # a poorer camera
     python -m bench.plain_tuning.clean_cases replay DIR --out cards.jsonl
     python -m bench.plain_tuning.clean_cases summary cards.jsonl [--compare before.jsonl]
 """
@@ -30,6 +31,8 @@ from bench.vision_plain import CLEAN_KINDS, in_full_view, plan
 from engine.cards import DECK
 
 EMPTY_FRAMES = 10
+TUNING_CAMERAS = ("tuning-hard",)
+"""Tuning camera profiles ``collect --camera`` takes besides the tuning split's own."""
 
 
 def _calibrate(session, rng):
@@ -46,11 +49,13 @@ def _calibrate(session, rng):
                   "again": again, "frames": cam.frames}
 
 
-def collect(out: Path, groups, sessions: int, frames: int, seed: int, kinds=("play",)) -> None:
-    """Calibrate and render the sessions; keep decks, frames and truth under ``out``."""
+def collect(out: Path, groups, sessions: int, frames: int, seed: int, kinds=("play",), camera=None) -> None:
+    """Calibrate and render the sessions; keep decks, frames and truth under ``out``
+    (``camera``: a tuning camera profile other than ``tuning``, e.g. ``tuning-hard``)."""
     if seed >= 1000:
         raise SystemExit("seeds from 1000 on are for reports: use a tuning seed below 1000")
-    for i, (_dg, _split, g, s, sub_seed) in enumerate(plan(["kde-tuning"], ["tuning"], sessions, seed, groups)):
+    for i, (_dg, _split, g, s, sub_seed) in enumerate(plan(["kde-tuning"], ["tuning"], sessions, seed, groups,
+                                                           camera=camera)):
         folder = out / f"s{seed}-{i:02d}"
         if (folder / "done").exists():
             continue
@@ -94,10 +99,11 @@ def corner_error(found, truth) -> float:
     return best
 
 
-def add_frames(out: Path, groups, sessions: int, frames: int, seed: int, kinds) -> None:
+def add_frames(out: Path, groups, sessions: int, frames: int, seed: int, kinds, camera=None) -> None:
     """Frames of more kinds (``glare``, ``hand``, ...) for sessions already collected: the
     same session drawn again from the plan, its kept deck, new frames from a new stream."""
-    for i, (_dg, _split, _g, s, sub_seed) in enumerate(plan(["kde-tuning"], ["tuning"], sessions, seed, groups)):
+    for i, (_dg, _split, _g, s, sub_seed) in enumerate(plan(["kde-tuning"], ["tuning"], sessions, seed, groups,
+                                                            camera=camera)):
         folder = out / f"s{seed}-{i:02d}"
         if not (folder / "deck.npz").exists():
             continue
@@ -217,6 +223,7 @@ def main(argv=None) -> int:
     c.add_argument("--frames", type=int, default=20)
     c.add_argument("--seed", type=int, default=500)
     c.add_argument("--kinds", default="play", help="frame kinds; for sessions already kept, frames of kinds not yet kept are added")
+    c.add_argument("--camera", choices=TUNING_CAMERAS, help="a tuning camera profile other than the tuning split's own")
     r = sub.add_parser("replay")
     r.add_argument("dir")
     r.add_argument("--out", required=True)
@@ -229,9 +236,10 @@ def main(argv=None) -> int:
     if args.cmd == "collect":
         kinds = args.kinds.split(",")
         if kinds == ["play"]:
-            collect(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed)
+            collect(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed, camera=args.camera)
         else:
-            add_frames(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed, kinds)
+            add_frames(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed, kinds,
+                       camera=args.camera)
     elif args.cmd == "replay":
         folders = sorted(p for p in Path(args.dir).iterdir() if (p / "done").exists()
                          and (args.only is None or p.name.startswith(args.only)))

@@ -29,3 +29,15 @@ def test_unknown_split_and_group_are_named():
         vs.designs("test")
     with pytest.raises(ValueError, match="no surface group 'patterned' in the tuning split"):
         vs.surfaces("tuning", "patterned")
+
+
+def test_a_plan_drawn_under_the_poorer_tuning_camera_keeps_the_tuning_data_and_its_own_camera():
+    from bench.vision_plain import plan
+    own = plan(["kde-tuning"], ["tuning"], 2, 810, ["cloth", "mat"])
+    hard = plan(["kde-tuning"], ["tuning"], 2, 810, ["cloth", "mat"], camera="tuning-hard")
+    assert {s.profile.name for *_, s, _ in own} == {"tuning"}
+    assert {s.profile.name for *_, s, _ in hard} == {"tuning-hard"}
+    assert all(s.design in vs.TUNING_DESIGNS and s.surface in vs.surfaces("tuning") for *_, s, _ in hard)
+    # its lamps and lens are its own: no validation camera's range is copied
+    assert vs.CAMERAS["tuning-hard"].lamps != vs.CAMERAS["validation"].lamps
+    assert vs.CAMERAS["tuning-hard"].washout[1] > vs.CAMERAS["tuning"].washout[1]
