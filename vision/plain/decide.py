@@ -302,25 +302,27 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     def _close_look(x, y, signs=False):
         # x, on the view the way up that suits it, must beat y laid either way up
         # (the way up y matches worse is skipped when it is far worse: it cannot win there).
+        twins = deck.twins(x, y)
+        if twins and too_small:
+            # Twins (same rank and colour) differ only in their suit signs: a card seen too
+            # small for its signs cannot be told from its twin.
+            return 0.0
         view = laid(x)
-        tx, ty = deck.templates[x].face.sharp, deck.templates[y].face.sharp
+        tx = deck.templates[x].face.sharp
         same = fine[x][1] == fine[y][1]
         values = []
-        if deck.twins(x, y) or (signs and not too_small):
-            # Twins (same rank and colour) differ only in their suit signs: the sign look
-            # alone says which, or refuses (a card seen too small for its signs).
-            if too_small:
-                return 0.0
-            twins = deck.twins(x, y)
+        if twins or (signs and not too_small):
+            # Twins differ only in their suit signs: the sign look alone says which.
             if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
                 values.append(_sign_value(view, x, y, False, twins))
             if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
                 values.append(_sign_value(view, x, y, True, twins))
             return min(values)
+        # y is compared laid on x (PlainDeck.laid), as its places were found.
         if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
-            values.append(read.duel(view, tx, ty, deck.places(x, y), deck.duel_patches(x, y)))
+            values.append(read.duel(view, tx, deck.laid(x, y), deck.places(x, y), deck.duel_patches(x, y)))
         if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
-            values.append(read.duel(view, tx, ty[::-1, ::-1], deck.places(x, y, turned=True),
+            values.append(read.duel(view, tx, deck.laid(x, y, turned=True), deck.places(x, y, turned=True),
                                     deck.duel_patches(x, y, turned=True)))
         return min(values)
 
@@ -400,7 +402,7 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
             # beats the cards of its rank in other colours by the sign look (their signs,
             # not the colour).
             # (A red card of a red and black deck is held to the black cards of its rank
-            # whatever colours its calibration learnt, as before four colours were known.)
+            # whatever colours its calibration learnt.)
             if deck.red[a] and not deck.other_hue(a):
                 others = [y for y in deck.alike[a] if deck.cards[y].rank == card.rank and not deck.red[y]]
             else:
