@@ -53,3 +53,33 @@ def test_glare_on_a_four_colour_deck_names_no_wrong_card_and_the_colour_reads_mo
     wrong = [(str(card), got) for card, got in named if got not in ([], [str(card)])]
     assert wrong == []
     assert sum(got == [str(card)] for card, got in named) >= 33
+
+
+def tinted(design, shares):
+    """A deck calibrated from clean renders of ``design`` whose black suits' print is
+    partly seen dark blue, as a bluish table light tints black print: ``shares`` gives
+    the part of each suit's dark print tinted (the same hue for every suit)."""
+    from vision.deck_calibration import build_deck, face_from_image
+    rng = np.random.default_rng(7)
+    faces = {}
+    for card in DECK:
+        face = face_from_image(art.card_image(design, card, 300)).copy()
+        share = shares.get(card.suit, 0.0)
+        if share:
+            dark = (face.astype(np.float32).mean(axis=2) < 110) & (rng.random(face.shape[:2]) < share)
+            face[dark] = (90, 40, 30)
+        faces[card] = face
+    return build_deck(faces, name=design)
+
+
+def test_a_tint_on_both_black_suits_is_not_learnt_as_an_ink():
+    # Clubs past half their print seen tinted (0.62), spades a little less (0.47): clubs
+    # alone used to be learnt as a blue ink, and a duel of K♠ against K♣ was then settled
+    # by a tint.
+    deck = tinted("dondorf", {"C": 0.4, "S": 0.2})
+    assert deck.inks["C"] is None and deck.inks["S"] is None
+    assert len(set(deck.colour)) == 2
+    # A four-colour deck's green clubs stay an ink beside tinted spades: another hue.
+    four = tinted("penguins+4color", {"S": 0.35})
+    assert four.inks["S"] is None and four.inks["C"] is not None
+    assert len(set(four.colour)) == 4

@@ -63,14 +63,22 @@ RED_HUE = np.array([-1.0, -1.0, 2.0]) / np.sqrt(6.0)
 """The direction of red print's chroma (BGR)."""
 SAME_HUE = 0.8
 """Least cosine between two inks' chroma for them to be one colour."""
+TINT_SHARE = 0.2
+"""Least share of a black suit's print seen coloured for its hue to count as the table's
+tint (see :func:`suit_inks`)."""
 
 
 def suit_inks(cards: list, templates: list) -> dict:
     """Each suit's ink, learnt from its calibrated pip cards (their print is the suit's
     ink alone): ``{suit: (hue, level)}``, the unit direction of the print's chroma and
     its mean length along it, or None for a suit printed black. Red and black decks
-    give two colours; four-colour decks (blue diamonds, green clubs) four."""
-    out = {}
+    give two colours; four-colour decks (blue diamonds, green clubs) four.
+
+    A black suit whose partner (spades and clubs) shows the same hue is learnt black:
+    the table's light tints both black suits' print alike, about half of it past
+    ``COLOURED``, whereas a four-colour deck's green clubs differ in hue from its black
+    spades, however tinted those are."""
+    seen = {}
     for suit in "SHDC":
         mine = [t for c, t in zip(cards, templates) if c.suit == suit]
         pips = [t for c, t in zip(cards, templates) if c.suit == suit and c.rank in ("9", "10")] or mine
@@ -83,12 +91,15 @@ def suit_inks(cards: list, templates: list) -> dict:
             n_colour += int(coloured.sum())
             if coloured.any():
                 vecs.append(read.compared(t.face.chroma)[coloured].mean(axis=0))
-        if not vecs or n_colour < 0.5 * n_print:
-            out[suit] = None
-            continue
-        mean = np.mean(vecs, axis=0)
+        mean = np.mean(vecs, axis=0) if vecs else np.zeros(3)
         level = float(np.linalg.norm(mean))
-        out[suit] = (mean / max(level, 1e-6), level) if level > COLOURED else None
+        seen[suit] = (n_colour / max(n_print, 1), mean / max(level, 1e-6), level)
+    out = {}
+    for suit, (share, hue, level) in seen.items():
+        partner = {"S": "C", "C": "S"}.get(suit)
+        tinted = partner is not None and seen[partner][0] >= TINT_SHARE \
+            and float(hue @ seen[partner][1]) >= SAME_HUE
+        out[suit] = (hue, level) if share >= 0.5 and level > COLOURED and not tinted else None
     return out
 
 
