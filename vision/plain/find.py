@@ -29,7 +29,9 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    to the card's edge (``grow_outlines``), and regions unlike the photo's dominant
    surface are proposed as outlines too (``region_outlines``), checked as in 5. A photo may
    be taken at a slant: corners are also completed at foreshortened proportions
-   (``photo_aspects``) and their sides looked for further out (``PHOTO_REACH``).
+   (``photo_aspects``) and their sides looked for further out (``PHOTO_REACH``); given
+   ``slant`` (``recognize`` on a photo), an outline of other proportions than the deck's
+   passes when it is the deck's card seen at up to that slant (``seen_slant``).
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
