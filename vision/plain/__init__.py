@@ -23,12 +23,18 @@ import numpy as np
 
 from engine.cards import Card
 from vision.plain.deck import DeckError, PlainDeck, load_deck
+from vision.plain.find import PHOTO_MAX_SLANT
 
 __all__ = ["Sighting", "PlainDeck", "DeckError", "load_deck", "recognize_plain", "SIZE_RANGE"]
 
 SIZE_RANGE = (0.75, 1.35)
 """Outlines whose long side lies outside this range of the calibrated card's (a card seen
 through the same camera) are not cards: a mat's box, a card's own picture frame."""
+PHOTO_SIZE_RANGE = (0.55, 1.5)
+"""The same for a single photo (no learnt table), which may be taken at a slant: a phone held
+8-26 degrees off straight down with a wide lens sees a card 0.6-1.4 times as long as the
+calibration photos' median card, as it lies near the frame's far or near edge (tuning-slant
+photos)."""
 MIN_CARD_PX = 60
 """Smallest card (long side, px) looked for when the deck gives no size."""
 
@@ -104,11 +110,15 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
             return [_copy(s, zones) for s in last[1]]
         foreground = table.foreground(frame)
     size = _expected_size(deck, frame)
+    # A single photo may be taken at a slant: cards nearer the frame's far edge look smaller and
+    # of other proportions than the deck's (see ``find.PHOTO_MAX_SLANT``).
+    sizes = SIZE_RANGE if table is not None else PHOTO_SIZE_RANGE
     if size:
-        kw = dict(sizes=(size,), min_long=SIZE_RANGE[0] * size, max_long=SIZE_RANGE[1] * size)
+        kw = dict(sizes=(size,), min_long=sizes[0] * size, max_long=sizes[1] * size)
     else:
         kw = dict(min_long=MIN_CARD_PX)
-    outlines = find_outlines(frame, deck.aspect, table=table, **kw)
+    slant = 0.0 if table is not None else PHOTO_MAX_SLANT
+    outlines = find_outlines(frame, deck.aspect, table=table, slant=slant, **kw)
     if foreground is not None:
         outlines = faint_outlines(frame, foreground, outlines, deck.aspect, table, **kw)
     # Outermost first: an outline inside a card that was read is part of that card

@@ -29,7 +29,9 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    to the card's edge (``grow_outlines``), and regions unlike the photo's dominant
    surface are proposed as outlines too (``region_outlines``), checked as in 5. A photo may
    be taken at a slant: corners are also completed at foreshortened proportions
-   (``photo_aspects``) and their sides looked for further out (``PHOTO_REACH``).
+   (``photo_aspects``) and their sides looked for further out (``PHOTO_REACH``); given
+   ``slant`` (``recognize`` on a photo), an outline of other proportions than the deck's
+   passes when it is the deck's card seen at up to that slant (``seen_slant``).
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
@@ -642,8 +644,12 @@ def _hull_quad(hull: np.ndarray, points: Optional[np.ndarray] = None) -> Optiona
     return q
 
 
-def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf, veto=None, free=None):
-    """Refined, checked outlines from rough quadrilaterals (clockwise, frame px)."""
+def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf, veto=None, free=None,
+            slant: float = 0.0):
+    """Refined, checked outlines from rough quadrilaterals (clockwise, frame px). ``slant``
+    (degrees, with the deck's ``aspect``): an outline whose proportions are not the deck's
+    passes the shape check too when it is the deck's card seen at up to that slant
+    (``seen_slant``)."""
     if len(quads) == 0:
         return []
     owners = np.zeros(len(quads), np.int64) if owners is None else np.asarray(owners)
@@ -652,6 +658,8 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
     ratio, long_side, skew = quad_shape(refined)
     if aspect:
         ok = np.abs(ratio - aspect) <= ASPECT_TOLERANCE * aspect
+        if slant:
+            ok |= seen_slant(refined, aspect) <= slant
     else:
         lo, hi = free or ANY_CARD
         ok = (ratio > lo) & (ratio < hi)
@@ -669,7 +677,7 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
 def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(),
                   mask: Optional[np.ndarray] = None, stats: Optional[dict] = None,
                   min_long: float = MIN_LONG_SIDE, max_long: float = np.inf,
-                  table=None, faint: bool = False) -> list:
+                  table=None, faint: bool = False, slant: float = 0.0) -> list:
     """Card-shaped outlines in a BGR frame (see the module's description).
 
     ``aspect`` is the deck's width/height (None: any card from 0.55 to 0.82 is looked
@@ -734,7 +742,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         quads = quads[plausible]
         owner = [o for o, p in zip(owner, plausible) if p]
         outlines += _verify(colour, quads, aspect, min_long, reach=4.0, owners=owner, max_long=max_long,
-                            veto=veto, free=free)
+                            veto=veto, free=free, slant=slant)
     solved = {o.blob for o in outlines}
     # Tier 2: blobs that are not one clean card (a card touching a mat line, another card,
     # a hand, wood grain): look for cards by their corners.
@@ -743,14 +751,14 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         stats.update(blobs=len(big), tier1=len(outlines), messy=len(messy))
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
-                                   min_long, both_all, stats, max_long, veto, free, photo=table is None)
+                                   min_long, both_all, stats, max_long, veto, free, photo=table is None, slant=slant)
     if veto is not None and outlines and _has_picture(table):
         outlines = _not_the_tables(outlines, colour, table)
         outlines = seat_on_paper(colour, outlines, table, aspect, min_long, max_long)
     if table is None:
-        outlines += region_outlines(frame_bgr, scale, aspect, min_long, max_long, mask)
+        outlines += region_outlines(frame_bgr, scale, aspect, min_long, max_long, mask, slant=slant)
     if table is None and outlines:
-        outlines = grow_outlines(frame_bgr, outlines, aspect, min_long, max_long)
+        outlines = grow_outlines(frame_bgr, outlines, aspect, min_long, max_long, slant=slant)
     return _merge(outlines)
 
 
@@ -834,6 +842,44 @@ either way (a phone held at a slant foreshortens a card along the slant, more or
 card lies across or along it): corners are also completed at these proportions."""
 
 
+PHOTO_MAX_SLANT = 55.0
+"""In a single photo (``find_outlines(slant=...)``, as ``recognize`` passes it), the largest
+slant (degrees between the table's normal and the line of sight to the card) at which a
+card's outline of other proportions than the deck's is taken for the deck's card. A phone
+held 8-26 degrees off straight down, with a wide lens, sees cards near the frame's far
+edge at up to about 50 degrees: their width/height is then 0.67-1.38 times the deck's
+(tuning-slant photos)."""
+
+
+def seen_slant(quads: np.ndarray, aspect: float) -> np.ndarray:
+    """(Q,) the least slant (degrees) at which a rectangle of width/height ``aspect`` looks
+    like each quadrilateral: the parallelogram of its mean opposite sides is taken as the
+    rectangle squeezed along one direction by cos(slant) (a small card seen at a slant, the
+    perspective within it neglected). For either pair of sides as the card's long side
+    ``u`` and short side ``v``, the metric M that makes them square and of proportions
+    ``aspect`` (u'Mv = 0, v'Mv = aspect^2 u'Mu) is found; its eigenvalues are 1/cos^2 and 1
+    apart. 90 where no squeeze gives the deck's card."""
+    q = quads.astype(np.float64)
+    s1 = (q[:, 1] - q[:, 0] + q[:, 2] - q[:, 3]) / 2
+    s2 = (q[:, 3] - q[:, 0] + q[:, 2] - q[:, 1]) / 2
+    return np.minimum(_squeeze(s1, s2, aspect), _squeeze(s2, s1, aspect))
+
+
+def _squeeze(u: np.ndarray, v: np.ndarray, aspect: float) -> np.ndarray:
+    """``seen_slant`` with ``u`` (Q, 2) as the card's long side and ``v`` its short side."""
+    a2 = aspect * aspect
+    r1 = np.stack([u[:, 0] * v[:, 0], u[:, 0] * v[:, 1] + u[:, 1] * v[:, 0], u[:, 1] * v[:, 1]], axis=-1)
+    r2 = np.stack([v[:, 0] ** 2 - a2 * u[:, 0] ** 2, 2 * (v[:, 0] * v[:, 1] - a2 * u[:, 0] * u[:, 1]),
+                   v[:, 1] ** 2 - a2 * u[:, 1] ** 2], axis=-1)
+    p, r, t = np.moveaxis(np.cross(r1, r2), -1, 0)        # M = [[p, r], [r, t]], up to sign and scale
+    tr, det = np.abs(p + t), p * t - r * r
+    disc = np.sqrt(np.maximum(tr * tr / 4 - det, 0.0))
+    lo, hi = tr / 2 - disc, tr / 2 + disc
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c = np.sqrt(np.where((det > 0) & (hi > 0), lo / hi, 0.0))
+    return np.where(np.isfinite(c), np.degrees(np.arccos(np.clip(c, 0.0, 1.0))), 90.0)
+
+
 PHOTO_REACH, PHOTO_REACH_MAX = 0.12, 40.0
 """In a single photo, how far (a fraction of the long side, at most so many px) each side of
 a corner's completed card is also looked for."""
@@ -851,7 +897,7 @@ def photo_aspects(aspect: Optional[float]) -> list:
 
 
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
-                   both_all, stats, max_long=np.inf, veto=None, free=None, photo=False):
+                   both_all, stats, max_long=np.inf, veto=None, free=None, photo=False, slant=0.0):
     p0, p1 = segments(edges, scale)
     c0, c1 = segments(chroma, scale / 2, MIN_SEGMENT / 2)
     p0, p1 = np.concatenate([p0, c0]), np.concatenate([p1, c1])
@@ -894,12 +940,12 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
         stats["corner candidates"] = len(quads)
     _, long_side, _ = quad_shape(quads)
     reach = float(np.clip(0.05 * np.median(long_side), 3, 8))
-    out = _verify(colour, quads, aspect, min_long, reach=reach, max_long=max_long, veto=veto, free=free)
+    out = _verify(colour, quads, aspect, min_long, reach=reach, max_long=max_long, veto=veto, free=free, slant=slant)
     if photo:
         # A single photo, perhaps taken at a slant: a corner completed to a parallelogram
         # misses a large card's far corner by more than that reach (its far side is
         # shorter by up to a tenth), so the sides are also looked for further out.
-        out += _verify(colour, quads, aspect, min_long, max_long=max_long, veto=veto, free=free,
+        out += _verify(colour, quads, aspect, min_long, max_long=max_long, veto=veto, free=free, slant=slant,
                        reach=float(np.clip(PHOTO_REACH * np.median(long_side), 3, PHOTO_REACH_MAX)))
     return out
 
@@ -1023,7 +1069,7 @@ def _moved_out(q: np.ndarray, d: np.ndarray) -> np.ndarray:
 
 
 def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float] = None,
-                  min_long: float = MIN_LONG_SIDE, max_long: float = np.inf) -> list:
+                  min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, slant: float = 0.0) -> list:
     """Outlines that were a card's picture frame replaced by the card's own edge: each
     side is moved outward to the first straight step beyond a plain band (the card's
     margin), and the grown outline must pass the finder's checks (shape, steps under
@@ -1053,7 +1099,7 @@ def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float]
             continue
         grown = _moved_out(q, d)
         better = _verify(frame_bgr, clockwise(grown[None]), aspect, min_long, reach=2.0, max_long=max_long,
-                         free=PHOTO_CARD)
+                         free=PHOTO_CARD, slant=slant)
         if len(better) == 1 and better[0].area > o.area:
             better[0].blob = o.blob
             out.append(better[0])
@@ -1158,7 +1204,7 @@ def mask_quads(masks, kernel, min_area: float, scale: float) -> list:
     return rough
 
 
-def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=None) -> list:
+def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=None, slant=0.0) -> list:
     """Outlines of card-sized regions unlike the photo's dominant surface (see
     ``_surface_distance``), cut at several distances, each checked as any other outline."""
     dist, smooth = _surface_distance(frame_bgr, scale)
@@ -1186,5 +1232,5 @@ def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=No
     centre = quads.mean(axis=1, keepdims=True)
     quads = np.concatenate([centre + (quads - centre) * f for f in REGION_GROWTH])
     return _verify(frame_bgr, quads, aspect, min_long, reach=float(np.clip(2.0 / scale, 3, 8)), max_long=max_long,
-                   free=PHOTO_CARD)
+                   free=PHOTO_CARD, slant=slant)
 
