@@ -32,7 +32,7 @@ SIZE_RANGE = (0.75, 1.35)
 through the same camera) are not cards: a mat's box, a card's own picture frame."""
 PHOTO_SIZE_RANGE = (0.55, 1.5)
 """The same for a single photo (no learnt table), which may be taken at a slant: a phone held
-8-26 degrees off straight down with a wide lens sees a card 0.6-1.4 times as long as the
+8-26 degrees off straight down with a wide lens sees a card 0.55-1.4 times as long as the
 calibration photos' median card, as it lies near the frame's far or near edge (tuning-slant
 photos)."""
 MIN_CARD_PX = 60
