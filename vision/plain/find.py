@@ -570,6 +570,91 @@ def seat_on_paper(colour: np.ndarray, outlines: list, table, aspect: Optional[fl
     return out
 
 
+GROW_REACH = 0.3
+"""How far beyond a refused live outline (a fraction of its short side) its card's edge is
+looked for (``grow_to_table``): an outline cut short by a line printed inside the card (its
+picture's frame, the inner edge of its index strip) lies up to about a fifth of the short
+side inside the card's edge (tuning misses: 10-22%)."""
+GROW_AGREE = 0.6
+"""Least fraction of a side's points that must find the card's edge at one distance (within a
+pixel) for the side to move there."""
+
+
+def _last_run(at: np.ndarray) -> slice:
+    """The last run of consecutive integers in the sorted ``at``, as a slice of it."""
+    breaks = np.nonzero(np.diff(at) > 1)[0]
+    return slice(int(breaks[-1]) + 1 if len(breaks) else 0, len(at))
+
+
+def grow_to_table(colour: np.ndarray, outline: Outline, table, aspect: Optional[float],
+                  min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, others=(), n: int = 24):
+    """The outline grown to its card's edge, or None: for a live outline cut short by a
+    line printed inside the card (the reader refused it), each side is moved outward to
+    the outermost straight step, within ``GROW_REACH``, that has the empty table
+    (``table.mean``) just beyond it and is not one of the table's own steps (a mat line).
+    The band crossed may hold the card's own print (its index); a side with no such step
+    (it lies along another card, or a hand) stays. The grown outline must pass the
+    finder's checks (``_verify``), have the deck's shape within ``SEAT_SHAPE``, be larger,
+    and cover no more of any of ``others`` (the frame's other outlines, less those lying
+    mostly within or around this one: the same card's) than before: it never takes in a
+    neighbouring card."""
+    if not _has_picture(table):
+        return None
+    mean = table.mean
+    scale = mean.shape[1] / colour.shape[1]
+    q = clockwise(outline.corners[None].astype(np.float32))
+    short = float(np.hypot(*(q[0] - q[0, _NEXT]).T).min())
+    reach = int(np.ceil(GROW_REACH * short))
+    if reach < 3:
+        return None
+    offsets = np.arange(-1, reach + 6, dtype=np.float32)
+    _, _, _, st = step_profiles(colour, q, offsets, n, 0.15, 0.85)
+    _, _, _, st_table = step_profiles(mean, q * scale, offsets * scale, n, 0.15, 0.85)
+    base, normal, _ = _side_samples(q, n, 0.15, 0.85)
+    pts = base[0][:, :, None, :] + normal[0][:, None, None, :] * offsets[:, None]          # 4,n,K,2
+    here = sample(colour, pts).astype(np.float32) @ _TO_YCC.T
+    empty = sample(mean, pts * scale).astype(np.float32) @ _TO_YCC.T
+    table_here = np.sqrt(((here - empty) ** 2).sum(-1)) < SEAT_HIDES                   # 4,n,K
+    st, st_table = st[0], st_table[0]
+    k = len(offsets)
+    # A card's edge at offset j: a step the table has not (as ``_not_the_tables``
+    # judges it), with the table 2-4 px beyond it.
+    beyond = np.zeros_like(table_here)
+    beyond[..., :k - 4] = table_here[..., 2:k - 2] & table_here[..., 3:k - 1] & table_here[..., 4:]
+    edge = (st >= STEP) & ~((st_table >= STEP) & (st_table >= 0.3 * st)) & beyond
+    near = edge.copy()
+    near[..., 1:] |= edge[..., :-1]
+    near[..., :-1] |= edge[..., 1:]
+    js = np.arange(1, reach + 2)                       # offsets 0 .. reach
+    agree = near[..., js].mean(axis=1) >= GROW_AGREE                                      # 4, reach + 1
+    strength = np.median(st[..., js], axis=1)
+    d = np.zeros(4, np.float32)
+    for side in range(4):
+        at = np.nonzero(agree[side])[0]
+        if len(at):
+            # The outermost run of such distances (a blurred edge is a step at a few
+            # neighbouring ones): the side goes where its step is strongest.
+            run = at[_last_run(at)]
+            d[side] = offsets[js][run[np.argmax(strength[side][run])]]
+    if d.max() < SEAT_MOVE:
+        return None
+    grown = _verify(colour, clockwise(_moved_out(q[0], d)[None]), aspect, min_long, reach=2.0,
+                    max_long=max_long)
+    if len(grown) != 1 or grown[0].area <= outline.area:
+        return None
+    g = grown[0]
+    if aspect and abs(quad_shape(g.corners[None])[0][0] - aspect) > SEAT_SHAPE * aspect:
+        return None
+    for p in others:
+        before = _overlap(p.corners, outline.corners)
+        # An outline lying mostly within or around this one is the same card's (its
+        # picture's frame, a quadrilateral cut short on other lines of its print).
+        if before < 0.5 and _overlap(p.corners, g.corners) > before + 0.02:
+            return None
+    g.blob, g.inside = outline.blob, outline.inside
+    return g
+
+
 def _line_fit(t: np.ndarray, e: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Least-squares lines ``e = c0 + c1 * t`` through the points where ``w`` (..., n) is
     set: (..., 2); a flat line at 0 where fewer than two points are."""
