@@ -229,3 +229,56 @@ def test_prepare_works_out_every_look_alike_pair_before_play(deck):
                 assert (a, b, False) in fresh._signs and (a, b, True) in fresh._signs
             else:
                 assert (a, b, False) in fresh._places and (a, b, True) in fresh._places
+
+
+def _cut_on_its_picture(truth, left=0.19, top=0.11):
+    """A card's outline cut short as the finder found some live (tuning misses): its left
+    and top sides on the frame of the card's picture (Dondorf's Jacks: 19% of the width in,
+    beyond the index strip, and 11% of the height down)."""
+    from vision.plain.find import Outline
+    tl, tr, br, bl = (np.asarray(c, np.float32) for c in truth["corners"])
+
+    def at(u, v):
+        return tl + u * (tr - tl) + v * (bl - tl)
+    return Outline(np.stack([at(left, top), at(1, top), at(1, 1), at(left, 1)]).astype(np.float32), 1.0, 10.0)
+
+
+@pytest.mark.parametrize("surface", [dict(cloth="green"), dict(paper=True)])
+def test_a_live_outline_cut_short_by_a_line_printed_inside_the_card_is_grown_to_its_edge(surface, monkeypatch):
+    # The finder sometimes takes a line printed inside the card (its picture's frame, the
+    # inner edge of its index strip) for a side: the face read from that outline lacks its
+    # index and matches no card well. A refused live outline is grown outward to the
+    # card's edge (a step with the empty table beyond it) and read again.
+    import vision.plain.find as find
+    frame, empty, truth = scene([place("JC", (300, 220), 17)], seed=2, deck="dondorf", markers=False, **surface)
+    cut = _cut_on_its_picture(truth[0])
+    assert corner_error(cut.corners, truth[0]["corners"]) > 15.0
+    monkeypatch.setattr(find, "find_outlines", lambda *a, **k: [find.Outline(cut.corners.copy(), 1.0, 10.0)])
+    table = TableModel()
+    table.learn(empty)
+    deck = art_deck("dondorf")
+    (s,) = [s for s in plain.recognize_plain(frame, deck, table=table) if s.reason is None or "hand" not in s.reason]
+    assert s.card == Card("JC"), s.reason
+    assert corner_error(s.corners, truth[0]["corners"]) < 5.0
+    # Without the learnt table (a single photo) nothing tells the table from the card.
+    (s,) = plain.recognize_plain(frame, deck)
+    assert s.card is None
+
+
+def test_a_cut_outline_is_not_grown_onto_the_card_lying_over_its_edge():
+    # The nine lies over the Jack's index strip: beyond the Jack's cut side is the nine, not
+    # the table, so that side does not move, and the outline (the right shape only with
+    # all its sides on the card's edge) is not grown at all.
+    from vision.plain.find import grow_to_table
+    frame, empty, truth = scene([place("JC", (300, 220), 0), place("9H", (251, 220), 0)], seed=2, deck="dondorf",
+                                markers=False, cloth="green")
+    table = TableModel()
+    table.learn(empty)
+    cut = _cut_on_its_picture(truth[0])
+    assert grow_to_table(frame, cut, table, art_deck("dondorf").aspect, 60, 400, others=[cut]) is None
+    alone, empty, truth = scene([place("JC", (300, 220), 0)], seed=2, deck="dondorf", markers=False, cloth="green")
+    table = TableModel()
+    table.learn(empty)
+    cut = _cut_on_its_picture(truth[0])
+    grown = grow_to_table(alone, cut, table, art_deck("dondorf").aspect, 60, 400, others=[cut])
+    assert corner_error(grown.corners, truth[0]["corners"]) < 5.0

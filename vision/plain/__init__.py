@@ -132,11 +132,16 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
             continue
         o = outlines[i]
         views = upright_views(frame, o.corners, deck.aspect)
-        r = reads.get(o.corners, views[0]) if reads is not None else None
-        if r is None:
-            r = read_views(views, deck, card_px=o.long_side)
+        got = reads.get(o.corners, views[0]) if reads is not None else None
+        if got is None:
+            r, used = read_views(views, deck, card_px=o.long_side), o
+            if r.card is None and foreground is not None:
+                r, used = _grown_reading(frame, o, outlines, table, deck, kw, r)
             if reads is not None:
-                reads.put(o.corners, views[0], r)
+                reads.put(o.corners, views[0], (r, used))
+        else:
+            r, used = got
+        o = used
         up, turned = portrait_orders(o.corners)
         if r.card is not None:
             part_of_named.update(o.inside)
@@ -191,11 +196,13 @@ class _ReadCache:
     and its straightened face. A card whose outline has not moved and whose face has not
     changed (no finger, shadow or lamp over it) since it was read is not read again:
     while a hand lays a card, the cards already on the table lie still, and reading is
-    most of a frame's work. What is kept is whatever ``decide.read_views`` returned."""
+    most of a frame's work. What is kept is the reading (what ``decide.read_views``
+    returned) with the outline it was read at (a refused outline grown to its card's edge
+    is kept with the found one, and is not grown again while it lies still)."""
 
     def __init__(self, deck):
         self.deck = deck
-        self.entries = []          # [corners (4, 2), print of the face, reading, age]
+        self.entries = []          # [corners (4, 2), print of the face, (reading, outline), age]
 
     @classmethod
     def of(cls, table, deck) -> Optional["_ReadCache"]:
@@ -257,6 +264,23 @@ def _copy(s: "Sighting", zones) -> "Sighting":
     if zones is not None:
         out.zone = zones(out.center)
     return out
+
+
+def _grown_reading(frame, o, outlines, table, deck, kw, r):
+    """A refused live outline grown to its card's edge and read again
+    (``find.grow_to_table``): an outline cut short by a line printed inside the card (its
+    picture's frame, the inner edge of its index strip) matches no card well, or not
+    clearly its twin. The grown outline is kept only when it reads; else the refusal
+    stands. Returns (reading, outline)."""
+    from vision.plain.decide import read_views
+    from vision.plain.find import grow_to_table
+    from vision.plain.straighten import upright_views
+    g = grow_to_table(frame, o, table, deck.aspect, kw.get("min_long", MIN_CARD_PX), kw.get("max_long", np.inf),
+                      others=outlines)
+    if g is None:
+        return r, o
+    again = read_views(upright_views(frame, g.corners, deck.aspect), deck, card_px=g.long_side)
+    return (again, g) if again.card is not None else (r, o)
 
 
 def _unexplained(foreground: np.ndarray, sightings: list, size: Optional[float]) -> list:

@@ -572,6 +572,102 @@ def seat_on_paper(colour: np.ndarray, outlines: list, table, aspect: Optional[fl
     return out
 
 
+GROW_REACH = 0.3
+"""How far beyond a refused live outline (a fraction of its short side) its card's edge is
+looked for (``grow_to_table``): an outline cut short by a line printed inside the card (its
+picture's frame, the inner edge of its index strip) lies up to about a fifth of the short
+side inside the card's edge (tuning misses: 10-22%)."""
+GROW_AGREE = 0.6
+"""Least fraction of a side's points with the card's edge on one straight line (within a
+pixel) for the side to move there."""
+
+
+def grow_to_table(colour: np.ndarray, outline: Outline, table, aspect: Optional[float],
+                  min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, others=(), n: int = 24):
+    """The outline grown to its card's edge, or None: for a live outline cut short by a
+    line printed inside the card (the reader refused it), each side is moved outward to
+    the outermost straight line (it may turn) within ``GROW_REACH`` along which most of
+    the side (``GROW_AGREE``) is a step with the empty table (``table.mean``) just beyond
+    it that is not one of the table's own steps (a mat line).
+    The band crossed may hold the card's own print (its index); a side with no such step
+    (it lies along another card, or a hand) stays. The grown outline must pass the
+    finder's checks (``_verify``), have the deck's shape within ``SEAT_SHAPE``, be larger,
+    and cover no more of any of ``others`` (the frame's other outlines, less those lying
+    mostly within or around this one: the same card's) than before: it never takes in a
+    neighbouring card."""
+    if not _has_picture(table):
+        return None
+    mean = table.mean
+    scale = mean.shape[1] / colour.shape[1]
+    q = clockwise(outline.corners[None].astype(np.float32))
+    short = float(np.hypot(*(q[0] - q[0, _NEXT]).T).min())
+    reach = int(np.ceil(GROW_REACH * short))
+    if reach < 3:
+        return None
+    offsets = np.arange(-1, reach + 6, dtype=np.float32)
+    _, _, _, st = step_profiles(colour, q, offsets, n, 0.15, 0.85)
+    _, _, _, st_table = step_profiles(mean, q * scale, offsets * scale, n, 0.15, 0.85)
+    base, normal, t = _side_samples(q, n, 0.15, 0.85)
+    pts = base[0][:, :, None, :] + normal[0][:, None, None, :] * offsets[:, None]          # 4,n,K,2
+    here = sample(colour, pts).astype(np.float32) @ _TO_YCC.T
+    empty = sample(mean, pts * scale).astype(np.float32) @ _TO_YCC.T
+    table_here = np.sqrt(((here - empty) ** 2).sum(-1)) < SEAT_HIDES                   # 4,n,K
+    st, st_table = st[0], st_table[0]
+    k = len(offsets)
+    # A card's edge at offset j: a step the table has not (as ``_not_the_tables``
+    # judges it), with the table 2-4 px beyond it.
+    beyond = np.zeros_like(table_here)
+    beyond[..., :k - 4] = table_here[..., 2:k - 2] & table_here[..., 3:k - 1] & table_here[..., 4:]
+    edge = (st >= STEP) & ~((st_table >= STEP) & (st_table >= 0.3 * st)) & beyond
+    near = edge.copy()
+    near[..., 1:] |= edge[..., :-1]
+    near[..., :-1] |= edge[..., 1:]
+    # Every line from offset g0 at one end of the side to g1 at the other (0 .. reach, a
+    # side found tilted across the print turns onto the edge), scored by the fraction of
+    # the side's points with such an edge under it; of those most of the side agrees on,
+    # the outermost is the card's edge (lines of its print nearer in may have paper as
+    # light as the table beyond them).
+    m = reach + 1
+    gs = np.arange(m, dtype=np.float32)
+    frac = (t - t[0]) / (t[-1] - t[0])
+    pos = np.rint(gs[:, None, None] + (gs[None, :, None] - gs[:, None, None]) * frac).astype(np.int64) + 1   # m,m,n
+    score = near[:, np.arange(n)[None, None, :], pos].mean(axis=-1)                                     # 4,m,m
+    ok = score >= GROW_AGREE
+    outer = np.where(ok, gs[:, None] + gs[None, :] + 1e-3 * score, -1.0).reshape(4, -1)
+    pick = outer.argmax(axis=1)
+    g0, g1 = gs[pick // m], gs[pick % m]
+    # The line's offsets at the side's ends (the points span t[0] .. t[-1] of it).
+    ends = np.stack([g0 - (g1 - g0) * t[0] / (t[-1] - t[0]), g0 + (g1 - g0) * (1 - t[0]) / (t[-1] - t[0])], axis=-1)
+    move = ok.reshape(4, -1).any(axis=1) & (ends.max(axis=-1) >= SEAT_MOVE)
+    if not move.any():
+        return None
+    ends = np.where(move[:, None], ends, 0.0)
+    a = q[0] + normal[0] * ends[:, :1]
+    dirs = q[0, _NEXT] + normal[0] * ends[:, 1:] - a
+    p, e = a[_PREV], dirs[_PREV]                       # corner k is where sides k-1 and k cross
+    det = e[:, 0] * (-dirs[:, 1]) + dirs[:, 0] * e[:, 1]
+    if (np.abs(det) < 1e-6).any():
+        return None
+    r = a - p
+    u = (r[:, 0] * (-dirs[:, 1]) + dirs[:, 0] * r[:, 1]) / det
+    moved = (p + u[:, None] * e).astype(np.float32)
+    grown = _verify(colour, clockwise(moved[None]), aspect, min_long, reach=2.0,
+                    max_long=max_long)
+    if len(grown) != 1 or grown[0].area <= outline.area:
+        return None
+    g = grown[0]
+    if aspect and abs(quad_shape(g.corners[None])[0][0] - aspect) > SEAT_SHAPE * aspect:
+        return None
+    for other in others:
+        before = _overlap(other.corners, outline.corners)
+        # An outline lying mostly within or around this one is the same card's (its
+        # picture's frame, a quadrilateral cut short on other lines of its print).
+        if before < 0.5 and _overlap(other.corners, g.corners) > before + 0.02:
+            return None
+    g.blob, g.inside = outline.blob, outline.inside
+    return g
+
+
 def _line_fit(t: np.ndarray, e: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Least-squares lines ``e = c0 + c1 * t`` through the points where ``w`` (..., n) is
     set: (..., 2); a flat line at 0 where fewer than two points are."""
