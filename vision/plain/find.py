@@ -580,6 +580,9 @@ side inside the card's edge (tuning misses: 10-22%)."""
 GROW_AGREE = 0.6
 """Least fraction of a side's points with the card's edge on one straight line (within a
 pixel) for the side to move there."""
+GROW_MIN_AREA = 1.1
+"""Least area of a grown outline over the refused one's: the cards a printed line cut short
+were 1.2-1.5 times larger grown (tuning seeds 811-814)."""
 
 
 def grow_to_table(colour: np.ndarray, outline: Outline, table, aspect: Optional[float],
@@ -591,7 +594,8 @@ def grow_to_table(colour: np.ndarray, outline: Outline, table, aspect: Optional[
     it that is not one of the table's own steps (a mat line).
     The band crossed may hold the card's own print (its index); a side with no such step
     (it lies along another card, or a hand) stays. The grown outline must pass the
-    finder's checks (``_verify``), have the deck's shape within ``SEAT_SHAPE``, be larger,
+    finder's checks (``_verify``), have the deck's shape within ``SEAT_SHAPE``, be at least
+    ``GROW_MIN_AREA`` times larger,
     and cover no more of any of ``others`` (the frame's other outlines, less those lying
     mostly within or around this one: the same card's) than before: it never takes in a
     neighbouring card."""
@@ -653,7 +657,9 @@ def grow_to_table(colour: np.ndarray, outline: Outline, table, aspect: Optional[
     moved = (p + u[:, None] * e).astype(np.float32)
     grown = _verify(colour, clockwise(moved[None]), aspect, min_long, reach=2.0,
                     max_long=max_long)
-    if len(grown) != 1 or grown[0].area <= outline.area:
+    # Clearly larger: an outline a few pixels off its card (refused against its twin, say)
+    # is not grown into a second try at the same comparison.
+    if len(grown) != 1 or grown[0].area < GROW_MIN_AREA * outline.area:
         return None
     g = grown[0]
     if aspect and abs(quad_shape(g.corners[None])[0][0] - aspect) > SEAT_SHAPE * aspect:
