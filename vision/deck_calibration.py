@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Mapping, Optional
 
 import cv2
@@ -193,7 +194,8 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
 
 
 def _second_look(frames: list, aspect: float, size_px: float, blind: bool = False,
-                 tables: Optional[list] = None, odd: bool = False, with_size: bool = False):
+                 tables: Optional[list] = None, odd: bool = False, with_size: bool = False,
+                 pictures: Optional[list] = None):
     """The card's face found again in its frames (or crops of them) with the deck's shape
     and size known, when that finds it larger than the first look did, around the first
     outline (cut short by a line of its own picture), in every frame; else None. With
@@ -202,23 +204,38 @@ def _second_look(frames: list, aspect: float, size_px: float, blind: bool = Fals
     line of its picture or of the table), whenever it is found alone with the deck's
     shape in every frame. ``tables``: the empty table's edges around the card in each
     frame (``_TableAround``), so that the mat's lines are not taken for the card's.
-    ``with_size``: ``(face, long side in px)`` instead of the face."""
+    ``with_size``: ``(face, long side in px)`` instead of the face. ``pictures``: the empty
+    table's picture around the card in each frame; with ``odd``, where the card is not
+    found with the deck's shape, its outline is grown to its edge (``find.grow_to_table``:
+    a light card on the white mat, cut at the frame line printed inside its rim, whose
+    edge is too faint a step for the finder's edges but still one against the table)."""
     from vision.plain import SIZE_RANGE
-    from vision.plain.find import _overlap, find_outlines, quad_shape, top_level
+    from vision.plain.find import _overlap, find_outlines, grow_to_table, quad_shape, top_level
+
+    def deck_like(o) -> bool:
+        return abs(float(quad_shape(o.corners[None])[0][0]) / aspect - 1) <= ODD_SHAPE \
+            and abs(o.long_side / size_px - 1) <= ODD_SIZE
+
     runs = []
     for k, frame in enumerate(frames):
         table = tables[k] if tables else None
         first = top_level(find_outlines(frame, None, table=table))
         again = top_level(find_outlines(frame, aspect, sizes=(size_px,), min_long=SIZE_RANGE[0] * size_px,
                                         max_long=SIZE_RANGE[1] * size_px, table=table))
+        if odd and not (len(again) == 1 and deck_like(again[0])):
+            found = again if len(again) == 1 else first
+            picture = pictures[k] if pictures else None
+            if len(found) != 1 or picture is None:
+                return None
+            g = grow_to_table(frame, found[0], SimpleNamespace(mean=picture), aspect,
+                              SIZE_RANGE[0] * size_px, SIZE_RANGE[1] * size_px)
+            if g is None or not deck_like(g):
+                return None
+            again = [g]
         if len(again) != 1:
             return None
         b = again[0]
-        if odd:
-            if abs(float(quad_shape(b.corners[None])[0][0]) / aspect - 1) > ODD_SHAPE \
-                    or abs(b.long_side / size_px - 1) > ODD_SIZE:
-                return None
-        elif not blind:
+        if not odd and not blind:
             if len(first) != 1:
                 return None
             a = first[0]
@@ -490,8 +507,9 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     # taken with a line of the table for its edge, is seen whole.
     def second_look(card: Card, blind: bool = False) -> None:
         kept = crops[card]
-        better = _second_look([_uncrop(c) for c, _ in kept], aspect, size * frame_h[0], blind=blind,
-                              tables=[_TableAround(_uncrop(t, grey=True)) for _, t in kept],
+        better = _second_look([_uncrop(k[0]) for k in kept], aspect, size * frame_h[0], blind=blind,
+                              tables=[_TableAround(_uncrop(k[1], grey=True)) for k in kept],
+                              pictures=[_uncrop(k[2]) if k[2] else None for k in kept],
                               odd=odd(card, aspect, size), with_size=True)
         if better is not None:
             faces[card], sizes[card] = better[0], better[1] / frame_h[0]
@@ -612,8 +630,8 @@ shape and size of the cards taken so far, before the card is looked for without 
 
 
 def _crop(frame: np.ndarray, q: np.ndarray, table: TableModel) -> tuple:
-    """The card's neighbourhood in a frame and the empty table's edges still seen there
-    (frame pixels), kept small (PNG) until the second look."""
+    """The card's neighbourhood in a frame, the empty table's edges still seen there and
+    the empty table's picture there (frame pixels), kept small (PNG) until the second look."""
     long_side = _long_side(q)
     x0, y0 = np.floor(q.min(axis=0) - 0.4 * long_side).astype(int)
     x1, y1 = np.ceil(q.max(axis=0) + 0.4 * long_side).astype(int)
@@ -628,8 +646,14 @@ def _crop(frame: np.ndarray, q: np.ndarray, table: TableModel) -> tuple:
     if scale < 1:
         grow = int(np.ceil(1 / scale))
         around = cv2.dilate(around, np.ones((grow, grow), np.uint8))
+    picture = b""
+    if getattr(table, "mean", None) is not None:
+        mean = np.clip(table.mean, 0, 255).astype(np.uint8)
+        ms = mean.shape[1] / w
+        part = mean[int(y0 * ms):int(np.ceil(y1 * ms)), int(x0 * ms):int(np.ceil(x1 * ms))]
+        picture = cv2.imencode(".png", cv2.resize(part, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR))[1].tobytes()
     return (cv2.imencode(".png", frame[y0:y1, x0:x1])[1].tobytes(),
-            cv2.imencode(".png", around)[1].tobytes())
+            cv2.imencode(".png", around)[1].tobytes(), picture)
 
 
 def _uncrop(data: bytes, grey: bool = False) -> np.ndarray:

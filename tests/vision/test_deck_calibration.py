@@ -514,3 +514,27 @@ def test_a_deck_whose_check_reads_back_too_few_cards_is_not_made(monkeypatch):
         calibrate_live(_asking_camera(said), announce=said.append, stable=4, cards=cards)
     assert said[4:] == ["show the queen of clubs (QC) again, alone, face up",
                         "show the king of clubs (KC) again, alone, face up"]
+
+
+def test_a_face_cut_inside_its_rim_is_grown_to_the_cards_edge_at_the_second_look(monkeypatch):
+    # A light card on the white mat: the finder took a line printed inside the card (its
+    # picture's frame, 19% of the width in and 11% down) for two of its sides, in every
+    # frame, and its edge is too faint a step to be found with the deck's shape. The second
+    # look grows that outline to the card's edge against the empty table's picture.
+    import vision.deck_calibration as dc
+    import vision.plain.find as find
+    from bench.plain_tuning.scenes import art_deck, corner_error
+    frame, empty, truth = scene([place("JC", (300, 220), 17)], seed=2, deck="dondorf", markers=False, paper=True)
+    tl, tr, br, bl = (np.asarray(c, np.float32) for c in truth[0]["corners"])
+
+    def at(u, v):
+        return tl + u * (tr - tl) + v * (bl - tl)
+    cut = np.stack([at(0.19, 0.11), at(1, 0.11), at(1, 1), at(0.19, 1)]).astype(np.float32)
+    monkeypatch.setattr(find, "find_outlines", lambda *a, **k: [find.Outline(cut.copy(), 1.0, 10.0)])
+    aspect = art_deck("dondorf").aspect
+    size = float(np.hypot(*(bl - tl)))
+    assert dc._second_look([frame], aspect, size, odd=True) is None
+    face, long_side = dc._second_look([frame], aspect, size, odd=True, pictures=[empty], with_size=True)
+    assert abs(face.shape[1] / face.shape[0] / aspect - 1) <= dc.ODD_SHAPE
+    assert abs(long_side / size - 1) <= dc.ODD_SIZE
+    assert corner_error(cut, truth[0]["corners"]) > 15.0
