@@ -10,6 +10,7 @@ read back as its look-alike.
 
     python -m bench.plain_tuning.calibrations --group mat --seeds 30,31,32,33
     python -m bench.plain_tuning.calibrations --group busy --seeds 500   # the tools' own busy textures
+    python -m bench.plain_tuning.calibrations --group white-mat-busy --seeds 864   # the white A4 mat on them
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ from bench.vision_plain import SIZES, calibrate_through_camera
 BUSY = tuple(f"tune:{k}" for k in textures.KINDS)
 """The ``busy`` group: the tuning tools' own busy surfaces (carpet, grained wood, a woven
 mat, terrazzo), under the tuning split's camera."""
+WHITE_MAT_BUSY = tuple(f"mat:A4:white:{s}" for s in BUSY)
+"""The ``white-mat-busy`` group: the all-white A4 mat laid on those surfaces."""
 ODD = 0.04
 """A face whose width/height differs from the deck's median by more than this is reported."""
 
@@ -44,7 +47,7 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
 
     rows = []
     dc.self_check = keep
-    busy = textures.registered() if group == "busy" else contextlib.nullcontext()
+    busy = textures.registered() if group in ("busy", "white-mat-busy") else contextlib.nullcontext()
     try:
         busy.__enter__()
         for seed in seeds:
@@ -54,9 +57,9 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
                 k = vs.TUNING_DESIGNS.index(design)      # the same session whichever designs run
                 size = SIZES[(seed + k) % 2]
                 rng = np.random.default_rng([seed, 77, k])
-                if group == "busy":
+                if group in ("busy", "white-mat-busy"):
                     s = vs.draw_session(rng, "tuning", size=size, design=design,
-                                        surface=str(rng.choice(BUSY)))
+                                        surface=str(rng.choice(BUSY if group == "busy" else WHITE_MAT_BUSY)))
                 else:
                     s = vs.draw_session(rng, "tuning", group, size=size, design=design)
                 seen.clear()
@@ -89,7 +92,7 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy")
+    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy")
     ap.add_argument("--seeds", default="30,31,32,33", help="below 1000: tuning")
     ap.add_argument("--designs", default=",".join(vs.TUNING_DESIGNS))
     args = ap.parse_args(argv)
@@ -101,7 +104,7 @@ def main(argv=None):
     seeds = [int(s) for s in args.seeds.split(",") if s]
     if any(1000 <= s < 2000 or s >= 5000 for s in seeds):
         ap.error("seeds from 1000 to 1999 and from 5000 on are for reports: tune with seeds below 1000")
-    if args.group not in vs.SURFACES["tuning"] and args.group != "busy":
+    if args.group not in vs.SURFACES["tuning"] and args.group not in ("busy", "white-mat-busy"):
         ap.error(f"not a tuning surface group: {args.group} (choose {', '.join(vs.SURFACES['tuning'])})")
     rows = run(args.group, seeds, designs)
     by = {}

@@ -99,3 +99,17 @@ def test_a_busy_tables_texture_is_not_taken_for_its_lines(carpet_scene, mat_scen
     mat = TableModel()
     mat.learn(mat_scene[1])
     assert not mat.busy and (mat.table_edges() > 0).any()
+
+
+def test_the_white_mat_lies_on_a_tuning_texture():
+    # bench.plain_tuning.calibrations --group white-mat-busy: the all-white A4 mat on the
+    # tools' own busy surfaces (a loop carpet here), a tuning stand-in for such a table.
+    from bench.plain_tuning import textures
+    from bench.plain_tuning.calibrations import WHITE_MAT_BUSY
+    with textures.registered():
+        frame, empty, _ = scene([], seed=3, surface=WHITE_MAT_BUSY[0], markers=False)
+        carpet, _, _ = scene([], seed=3, surface=WHITE_MAT_BUSY[0].split(":", 3)[3], markers=False)
+    h, w = empty.shape[:2]
+    centre = empty[h // 3:2 * h // 3, w // 3:2 * w // 3].astype(float)
+    # The mat's white paper at the centre, the carpet round it (as the carpet alone shows).
+    assert centre.mean() > carpet.astype(float).mean() + 40
