@@ -637,21 +637,24 @@ def _crop(frame: np.ndarray, q: np.ndarray, table: TableModel) -> tuple:
     x1, y1 = np.ceil(q.max(axis=0) + 0.4 * long_side).astype(int)
     h, w = frame.shape[:2]
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+
+    def boxed(img: np.ndarray, interpolation) -> np.ndarray:
+        # ``img`` covers the whole frame at its own (working) scale: the box at frame px.
+        s = img.shape[1] / w
+        part = img[int(y0 * s):int(np.ceil(y1 * s)), int(x0 * s):int(np.ceil(x1 * s))]
+        return cv2.resize(part, (x1 - x0, y1 - y0), interpolation=interpolation)
+
     edges = table.table_edges(frame)
     if edges is None:
         edges = np.zeros((h, w), np.uint8)
-    scale = edges.shape[1] / w
-    around = edges[int(y0 * scale):int(np.ceil(y1 * scale)), int(x0 * scale):int(np.ceil(x1 * scale))]
-    around = cv2.resize(around, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
-    if scale < 1:
-        grow = int(np.ceil(1 / scale))
+    around = boxed(edges, cv2.INTER_NEAREST)
+    if edges.shape[1] < w:
+        grow = int(np.ceil(w / edges.shape[1]))
         around = cv2.dilate(around, np.ones((grow, grow), np.uint8))
     picture = b""
     if getattr(table, "mean", None) is not None:
-        mean = np.clip(table.mean, 0, 255).astype(np.uint8)
-        ms = mean.shape[1] / w
-        part = mean[int(y0 * ms):int(np.ceil(y1 * ms)), int(x0 * ms):int(np.ceil(x1 * ms))]
-        picture = cv2.imencode(".png", cv2.resize(part, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR))[1].tobytes()
+        mean = boxed(np.clip(table.mean, 0, 255).astype(np.uint8), cv2.INTER_LINEAR)
+        picture = cv2.imencode(".png", mean)[1].tobytes()
     return (cv2.imencode(".png", frame[y0:y1, x0:x1])[1].tobytes(),
             cv2.imencode(".png", around)[1].tobytes(), picture)
 

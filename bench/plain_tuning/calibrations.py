@@ -30,6 +30,8 @@ BUSY = tuple(f"tune:{k}" for k in textures.KINDS)
 mat, terrazzo), under the tuning split's camera."""
 WHITE_MAT_BUSY = tuple(f"mat:A4:white:{s}" for s in BUSY)
 """The ``white-mat-busy`` group: the all-white A4 mat laid on those surfaces."""
+TEXTURED = {"busy": BUSY, "white-mat-busy": WHITE_MAT_BUSY}
+"""The groups drawn on the tools' own textures (not groups of the tuning split)."""
 ODD = 0.04
 """A face whose width/height differs from the deck's median by more than this is reported."""
 
@@ -47,7 +49,7 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
 
     rows = []
     dc.self_check = keep
-    busy = textures.registered() if group in ("busy", "white-mat-busy") else contextlib.nullcontext()
+    busy = textures.registered() if group in TEXTURED else contextlib.nullcontext()
     try:
         busy.__enter__()
         for seed in seeds:
@@ -57,9 +59,9 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
                 k = vs.TUNING_DESIGNS.index(design)      # the same session whichever designs run
                 size = SIZES[(seed + k) % 2]
                 rng = np.random.default_rng([seed, 77, k])
-                if group in ("busy", "white-mat-busy"):
+                if group in TEXTURED:
                     s = vs.draw_session(rng, "tuning", size=size, design=design,
-                                        surface=str(rng.choice(BUSY if group == "busy" else WHITE_MAT_BUSY)))
+                                        surface=str(rng.choice(TEXTURED[group])))
                 else:
                     s = vs.draw_session(rng, "tuning", group, size=size, design=design)
                 seen.clear()
@@ -104,8 +106,8 @@ def main(argv=None):
     seeds = [int(s) for s in args.seeds.split(",") if s]
     if any(1000 <= s < 2000 or s >= 5000 for s in seeds):
         ap.error("seeds from 1000 to 1999 and from 5000 on are for reports: tune with seeds below 1000")
-    if args.group not in vs.SURFACES["tuning"] and args.group not in ("busy", "white-mat-busy"):
-        ap.error(f"not a tuning surface group: {args.group} (choose {', '.join(vs.SURFACES['tuning'])})")
+    if args.group not in vs.SURFACES["tuning"] and args.group not in TEXTURED:
+        ap.error(f"not a tuning surface group: {args.group} (choose {', '.join([*vs.SURFACES['tuning'], *TEXTURED])})")
     rows = run(args.group, seeds, designs)
     by = {}
     for r in rows:

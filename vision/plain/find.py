@@ -404,11 +404,18 @@ def _corners_of_lines(pts: np.ndarray, w: np.ndarray) -> np.ndarray:
             res = np.abs((d * normal[:, :, None, :]).sum(-1))
             med = np.median(res, axis=2, keepdims=True)
             w = np.where(res <= np.maximum(0.75, 2.5 * med), w, 0.0)
-    p1, d1 = c[:, _PREV], direction[:, _PREV]
-    det = d1[..., 0] * (-direction[..., 1]) + direction[..., 0] * d1[..., 1]
-    r = c - p1
-    tt = (r[..., 0] * (-direction[..., 1]) + direction[..., 0] * r[..., 1]) / np.where(np.abs(det) < 1e-9, 1e-9, det)
-    return (p1 + tt[..., None] * d1).astype(np.float32)
+    return _crossings(c, direction)[0].astype(np.float32)
+
+
+def _crossings(p: np.ndarray, d: np.ndarray) -> tuple:
+    """The corners of the sides through points ``p`` with directions ``d`` (both
+    (..., 4, 2), clockwise): corner k where side k-1 crosses side k, and each crossing's
+    determinant (0 where the two sides are parallel)."""
+    p1, d1 = p[..., _PREV, :], d[..., _PREV, :]
+    det = d1[..., 0] * (-d[..., 1]) + d[..., 0] * d1[..., 1]
+    r = p - p1
+    t = (r[..., 0] * (-d[..., 1]) + d[..., 0] * r[..., 1]) / np.where(np.abs(det) < 1e-9, 1e-9, det)
+    return p1 + t[..., None] * d1, det
 
 
 def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) -> tuple:
@@ -647,14 +654,10 @@ def grow_to_table(colour: np.ndarray, outline: Outline, table, aspect: Optional[
         return None
     ends = np.where(move[:, None], ends, 0.0)
     a = q[0] + normal[0] * ends[:, :1]
-    dirs = q[0, _NEXT] + normal[0] * ends[:, 1:] - a
-    p, e = a[_PREV], dirs[_PREV]                       # corner k is where sides k-1 and k cross
-    det = e[:, 0] * (-dirs[:, 1]) + dirs[:, 0] * e[:, 1]
+    moved, det = _crossings(a, q[0, _NEXT] + normal[0] * ends[:, 1:] - a)
     if (np.abs(det) < 1e-6).any():
         return None
-    r = a - p
-    u = (r[:, 0] * (-dirs[:, 1]) + dirs[:, 0] * r[:, 1]) / det
-    moved = (p + u[:, None] * e).astype(np.float32)
+    moved = moved.astype(np.float32)
     grown = _verify(colour, clockwise(moved[None]), aspect, min_long, reach=2.0,
                     max_long=max_long)
     # Clearly larger: an outline a few pixels off its card (refused against its twin, say)
@@ -1163,11 +1166,7 @@ def _moved_out(q: np.ndarray, d: np.ndarray) -> np.ndarray:
     u = (b - a) / np.hypot(*(b - a).T)[:, None]
     normal = np.stack([u[:, 1], -u[:, 0]], axis=-1)
     p = a + normal * d[..., :, None]                     # a point on each moved side
-    p1, u1 = np.roll(p, 1, axis=-2), np.roll(u, 1, axis=0)
-    det = u1[:, 0] * (-u[:, 1]) + u[:, 0] * u1[:, 1]
-    r = p - p1
-    t = (r[..., 0] * (-u[:, 1]) + u[:, 0] * r[..., 1]) / det
-    return (p1 + t[..., None] * u1).astype(np.float32)
+    return _crossings(p, np.broadcast_to(u, p.shape))[0].astype(np.float32)
 
 
 def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float] = None,
