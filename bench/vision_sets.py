@@ -24,7 +24,7 @@ True
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
@@ -199,10 +199,15 @@ CAMERAS = {
         glare=(0.12, 0.4), glare_share=0.22, wb_adapt=(0.6, 1.0), hfov_deg=(57.0, 76.0),
         awb_scene=(0.1, 0.5), auto_exposure=(0.12, 0.26)),
 }
+# The tuning phone held higher, so that the cards are small (80-115 px at 1280x960): for
+# tuning calibration and reading from small, slanted cards. A tuning profile.
+CAMERAS["tuning-slant-small"] = replace(CAMERAS["tuning-slant"], name="tuning-slant-small",
+                                        card_px={1280: (80, 115)})
 """Camera profiles by name: ``tuning``, ``validation``, and for the photo mode ``webcam``
 (960×540 above the table) and ``phone`` (1280×960, held at a slant); ``tuning-slant``
-is a tuning profile of a phone held at a slant (1280×960), ``tuning-hard`` a poorer
-tuning camera above the table."""
+is a tuning profile of a phone held at a slant (1280×960), ``tuning-slant-small`` the
+same phone held higher (small cards), ``tuning-hard`` a poorer tuning camera above the
+table."""
 
 SPLITS = ("tuning", "validation")
 
@@ -323,7 +328,7 @@ def draw_session(rng: np.random.Generator, split: str, group: str = None, size=(
              "awb_scene": _u(rng, prof.awb_scene), "auto_exposure": _u(rng, prof.auto_exposure)}
     # Marker stickers on a bare table (for zones without the mat): on half the tables,
     # never in the webcam photos of a home table.
-    markers = bool(rng.random() < 0.5) and prof.name not in ("webcam", "phone", "tuning-slant")
+    markers = bool(rng.random() < 0.5) and not (prof.name in ("webcam", "phone") or prof.name.startswith("tuning-slant"))
     return Session(split, design, surface, int(rng.integers(1 << 30)), (w, h), camera, light, prof,
                    markers)
 

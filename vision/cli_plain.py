@@ -101,10 +101,15 @@ def _calibrate_deck(args) -> int:
     if pairs:
         print("closest cards (lead over the nearest other card, 0..1): "
               + ", ".join(f"{c} ~ {r} {m:.2f}" for c, r, m in pairs))
-    if check["wrong"]:
-        for card, what in check["wrong"].items():
-            print(f"  {card}: read as {what}; take this card again", file=sys.stderr)
-        return _fail(f"{len(check['wrong'])} cards were read as other cards: {out} not written", 1)
+    # A card named as another in its check, or refused with another card as the best
+    # guess: the deck does not tell them apart, and in play would name one for the other
+    # (a live pass has taken such cards again already, and refused the deck if still so).
+    told = {**{c: f"taken for {g} (refused only by the margin)" for c, g in check["confused"].items()},
+            **{c: f"read as {w}" for c, w in check["wrong"].items()}}
+    if told:
+        for card, what in told.items():
+            print(f"  {card}: {what}; take this card again", file=sys.stderr)
+        return _fail(f"{len(told)} cards were taken for other cards: {out} not written", 1)
     for card, why in check["bad"].items():
         print(f"  {card}: not read back ({why}): it will be refused more often; take it again "
               "(flat, whole, in good light) to improve")

@@ -6,7 +6,8 @@ with the tuning camera profile, calibrated with `calibrate deck --from-dir` and 
     python -m bench.plain_tuning.photo_tuning --camera tuning-slant --tables 6 --seed 760
 
 ``--camera`` names a tuning camera profile (bench.vision_sets.CAMERAS): ``tuning`` (the
-default, 960x540) or ``tuning-slant`` (a phone held at a slant, 1280x960).
+default, 960x540), ``tuning-slant`` (a phone held at a slant, 1280x960) or
+``tuning-slant-small`` (the same phone held higher: cards of 80-115 px).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import numpy as np
 from bench import vision_sets as vs
 from bench.vision_photo import run_table
 
-CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960)}
+CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960), "tuning-slant-small": (1280, 960)}
 """The tuning camera profiles this tool takes and their frame sizes."""
 SURFACES = ("wood:oak:matte", "wood:oak:satin", "cloth:green", "felt:navy", "cloth:grey", "wood:oak:gloss")
 
@@ -33,7 +34,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=3, help="below 1000: tuning")
     ap.add_argument("--keep", help="keep the photos and decks here")
     ap.add_argument("--camera", default="tuning", choices=sorted(CAMERA_SIZES),
-                    help="tuning camera profile: tuning (960x540) or tuning-slant (1280x960)")
+                    help="tuning camera profile: tuning (960x540), tuning-slant or tuning-slant-small (1280x960)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="plain-photo-tuning-"))

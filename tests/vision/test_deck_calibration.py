@@ -168,6 +168,21 @@ def test_calibrate_deck_command_names_every_photo_without_a_card_in_one_message(
     assert not out.exists()
 
 
+@needs_art
+def test_calibrate_deck_command_writes_nothing_when_a_card_is_taken_for_another_in_its_check(photo_dir, tmp_path,
+                                                                                            capsys):
+    # The ten of hearts photographed under the ten of diamonds' name: the two templates are
+    # one face, so each card's fresh views are taken for the other and refused only by
+    # the margin. Such a deck would name one for the other in play: it is not written.
+    folder = _copy(photo_dir, tmp_path / "twice")
+    (folder / "10D.jpg").write_bytes((photo_dir / "10H.jpg").read_bytes())
+    out = tmp_path / "d.npz"
+    assert _run_cli("calibrate", "deck", "--from-dir", str(folder), "--out", str(out)) == 1
+    err = capsys.readouterr().err
+    assert "10D" in err and "10H" in err and "not written" in err
+    assert not out.exists()
+
+
 def test_calibrate_deck_command_explains_what_is_missing(tmp_path, capsys):
     assert _run_cli("calibrate", "deck", "--from-dir", str(tmp_path)) == 2
     assert "--out FILE" in capsys.readouterr().err
