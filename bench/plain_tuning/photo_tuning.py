@@ -39,7 +39,7 @@ def main(argv=None) -> int:
     cv2.setNumThreads(1)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="plain-photo-tuning-"))
     rng = np.random.default_rng([args.seed, 5])
-    tot = {"in_view": 0, "correct": 0, "wrong": 0}
+    tot = {"in_view": 0, "correct": 0, "refused": 0, "wrong": 0}
     try:
         for i in range(args.tables):
             design = vs.TUNING_DESIGNS[(i * 5 + args.seed) % len(vs.TUNING_DESIGNS)]
@@ -52,12 +52,13 @@ def main(argv=None) -> int:
                 tot[k] += r[k]
             n = max(1, r["in_view"])
             print(f"{design:14s} {surface:16s} tilt {s.camera['tilt_deg']:4.1f} card {r['card_px']}px calibrate exit {r['calibrate_exit']} "
-                  f"cards {r['in_view']} correct {100 * r['correct'] / n:.1f}% wrong {r['wrong']} {r['wrong_cards']}",
+                  f"cards {r['in_view']} correct {100 * r['correct'] / n:.1f}% unread {r['refused']} "
+                  f"wrong {r['wrong']} {r['wrong_cards']}",
                   flush=True)
             for said in r["calibrate_said"][:3]:
                 print("    ", said)
         print(f"all: {tot['in_view']} cards, correct {100 * tot['correct'] / max(1, tot['in_view']):.1f}%, "
-              f"wrong {tot['wrong']}")
+              f"unread {tot['refused']}, wrong {tot['wrong']}")
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

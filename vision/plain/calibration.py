@@ -31,6 +31,10 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
     """The one card lying in a frame (an Outline), or a CalibrationError saying what was
     seen instead. With ``table`` (the empty table learnt), edges of the table are ignored."""
     outlines = top_level(find_outlines(frame, None, table=table))
+    if not outlines and table is None and frame.shape[1] > WORK_WIDTH:
+        # A small card in a large photo (a phone held high) may have lost its sides at
+        # the finder's working size: the photo is looked at again at its own size.
+        outlines = top_level(find_outlines(frame, None, work_width=frame.shape[1]))
     if not outlines and table is None:
         outlines = paper_outlines(frame)
     if not outlines:

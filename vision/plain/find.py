@@ -782,7 +782,7 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
 def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(),
                   mask: Optional[np.ndarray] = None, stats: Optional[dict] = None,
                   min_long: float = MIN_LONG_SIDE, max_long: float = np.inf,
-                  table=None, faint: bool = False, slant: float = 0.0) -> list:
+                  table=None, faint: bool = False, slant: float = 0.0, work_width: int = WORK_WIDTH) -> list:
     """Card-shaped outlines in a BGR frame (see the module's description).
 
     ``aspect`` is the deck's width/height (None: any card from 0.55 to 0.82 is looked
@@ -791,9 +791,11 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     ``table``, a ``background.TableModel`` of the empty table, whose own edges (mat
     lines, wood grain) are then no card's. ``faint``: luma edges down to a third of the
     usual strength (``FAINT_CANNY``: a light-rimmed card on white paper, a step of 10-15
-    grey levels), for a calibration frame in which a card lies but none was found."""
+    grey levels), for a calibration frame in which a card lies but none was found.
+    ``work_width``: the width the frame is looked at (wider: small cards in a large
+    photo keep their sides, at more cost)."""
     h, w = frame_bgr.shape[:2]
-    scale = min(1.0, WORK_WIDTH / w)
+    scale = min(1.0, work_width / w)
     edges, chroma = edge_map(frame_bgr, scale, FAINT_CANNY if faint else (CANNY_LOW, CANNY_HIGH))
     eh, ew = edges.shape
     both = edges | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
