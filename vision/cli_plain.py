@@ -4,6 +4,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+SMALL_CARD_PX = 100
+"""Below this long side (px) in the calibration photos, a deck whose check confuses cards is
+told to have its photos taken closer: from 100 px the tuning decks read every card, below it
+twins (K♠ against K♣) are told apart less often (docs/vision-plain.md, smallest card)."""
+
 
 def register(subparsers) -> None:
     """Add ``calibrate deck`` to the ``euchre-table`` command line."""
@@ -109,7 +114,17 @@ def _calibrate_deck(args) -> int:
     if told:
         for card, what in told.items():
             print(f"  {card}: {what}; take this card again", file=sys.stderr)
-        return _fail(f"{len(told)} cards were taken for other cards: {out} not written", 1)
+        hint = ""
+        if args.from_dir and deck.card_px:
+            first = next(iter(_pictures(Path(args.from_dir))[0].values()))
+            import cv2
+            picture = cv2.imread(str(first), cv2.IMREAD_UNCHANGED)
+            px = deck.card_px * picture.shape[0] if picture is not None else SMALL_CARD_PX
+            if px < SMALL_CARD_PX:
+                hint = (f" (the cards are only {px:.0f} px long in these photos: hold the camera closer, "
+                        f"so that a card is {SMALL_CARD_PX} px long or more)")
+        return _fail(f"{len(told)} {'card was' if len(told) == 1 else 'cards were'} taken for other cards: "
+                     f"{out} not written{hint}", 1)
     for card, why in check["bad"].items():
         print(f"  {card}: not read back ({why}): it will be refused more often; take it again "
               "(flat, whole, in good light) to improve")

@@ -180,7 +180,15 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
         crops = [str(c) for c, s in sizes.items() if not s]
         raise CalibrationError(f"{folder}: mix of photos and cut-out faces ({', '.join(crops)} are cut out): "
                                "take all the pictures the same way")
-    aspect, size = check_shapes(faces, sizes)
+    try:
+        aspect, size = check_shapes(faces, sizes)
+    except CalibrationError:
+        if not photos:
+            raise
+        # A card found at another outline than its own (a plank's seam taken for its side,
+        # a line of its picture) is looked for again with the others' shape and size.
+        _refind_odd(found, faces, sizes)
+        aspect, size = check_shapes(faces, sizes)
     if size:
         # A second look at each photo, now that the deck's shape and size are known: a
         # card first cut short by a line of its own picture is seen whole.
@@ -191,6 +199,28 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
                 faces[card] = better
         aspect, size = check_shapes(faces, sizes)
     return build_deck(faces, name=name or folder.name, card_px=size)
+
+
+def _refind_odd(found: dict, faces: dict, sizes: dict) -> None:
+    """Each photo's face (in ``faces`` and ``sizes``) that differs from the others' median
+    shape or size as ``check_shapes`` refuses it, replaced where one outline alone is
+    found in its photo with the median's shape and size (the photo at its own size too)."""
+    from vision.plain.calibration import MAX_ASPECT_SPREAD, MAX_SIZE_SPREAD
+    from vision.plain.find import WORK_WIDTH, find_outlines, top_level
+    aspects = {c: f.shape[1] / f.shape[0] for c, f in faces.items()}
+    aspect = float(np.median(list(aspects.values())))
+    size = float(np.median(list(sizes.values())))
+    for card, p in found.items():
+        if abs(aspects[card] / aspect - 1) <= MAX_ASPECT_SPREAD and abs(sizes[card] / size - 1) <= MAX_SIZE_SPREAD:
+            continue
+        img = _as_bgr(_flatten(_read_picture(p)), p.name)
+        px = size * img.shape[0]
+        for width in dict.fromkeys((WORK_WIDTH, img.shape[1])):
+            outlines = top_level(find_outlines(img, aspect, sizes=(px,), min_long=(1 - MAX_SIZE_SPREAD) * px,
+                                               max_long=(1 + MAX_SIZE_SPREAD) * px, work_width=width))
+            if len(outlines) == 1:
+                faces[card], sizes[card] = face_of(img, outlines[0].corners), outlines[0].long_side / img.shape[0]
+                break
 
 
 def _second_look(frames: list, aspect: float, size_px: float, blind: bool = False,

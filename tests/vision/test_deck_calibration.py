@@ -579,3 +579,40 @@ def test_a_small_card_in_a_large_photo_is_found_at_the_photos_own_size():
     corners = np.asarray(truth[0]["corners"], np.float32)
     assert np.linalg.norm(outline.corners.mean(axis=0) - corners.mean(axis=0)) < 5
     assert abs(outline.long_side - session.card_px()) < 0.1 * session.card_px()
+
+
+@needs_art
+def test_a_photo_cut_at_a_plank_seam_is_looked_at_again_with_the_other_cards_shape_and_size(tmp_path):
+    # A tuning phone photo (bench.plain_tuning.photo_tuning --camera tuning-slant-small
+    # --seed 892, table 3: Oxygen on satin oak, 1280x960): the ten of clubs, 114 px long,
+    # was first found with one side on a plank's seam beyond the card, 135 px long, and
+    # the deck was refused ("these cards look larger or smaller than the others: 10C").
+    from bench import vision_sets as vs
+    from bench.plain_tuning.photo_tuning import SURFACES
+    from vision.deck_calibration import _face_and_size, _refind_odd
+    from vision.plain.calibration import check_shapes
+    seed, table, card = 892, 3, Card("10C")
+    rng = np.random.default_rng([seed, 5])
+    for i in range(table + 1):
+        design = vs.TUNING_DESIGNS[(i * 5 + seed) % len(vs.TUNING_DESIGNS)]
+        session = vs.draw_session(rng, "tuning", size=(1280, 960), design=design,
+                                  surface=SURFACES[(i + seed) % len(SURFACES)], profile="tuning-slant-small")
+        photos = np.random.default_rng(int(rng.integers(1 << 30)))
+    for c in DECK[:DECK.index(card) + 1]:                 # the photos before it, as the tool took them
+        places, _ = vs.frame_placements(session, photos, "alone", cards=[c])
+        img, truth = vs.compose(session, places, photos)
+    path = tmp_path / "10C.jpg"
+    cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    face, size = _face_and_size(cv2.imread(str(path)), path.name)
+    true_px = float(truth[0]["card_px"])
+    assert size * 960 > 1.15 * true_px                   # the seam's outline, as first found
+    # The other cards' faces as a good pass took them: the deck's shape, the true size.
+    blank = np.full((200, round(200 * 0.71), 3), 255, np.uint8)
+    faces = {c: blank for c in DECK if c != card}
+    sizes = {c: true_px / 960 for c in DECK if c != card}
+    faces[card], sizes[card] = face, size
+    with pytest.raises(CalibrationError, match="larger or smaller"):
+        check_shapes(faces, sizes)
+    _refind_odd({card: path}, faces, sizes)
+    check_shapes(faces, sizes)
+    assert abs(sizes[card] * 960 / true_px - 1) < 0.06
