@@ -838,7 +838,7 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
     its corners are added to ``lit``, and an outline found there again later is the
     table's too, never taken for a card: with a card lying within the lit opening, the
     finder may see only the opening's outline, and its face is not the card's."""
-    from vision.plain.find import MIN_LONG_SIDE, WORK_WIDTH, _merge, find_outlines, region_outlines
+    from vision.plain.find import MIN_LONG_SIDE, WORK_WIDTH, _merge, find_outlines, region_outlines, table_own
     kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
     outlines = find_outlines(frame, aspect, table=table, faint=faint, **kw)
     if not outlines and not faint and table is not None and table.busy:
@@ -851,8 +851,12 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
     lit = [] if lit is None else lit
     if outlines and table is not None and table.busy:
         # On a busy table, shapes of its own (terrazzo chips, a carpet's pattern) can
-        # pass for a card's outline; a card hides the table under it.
-        outlines = [o for o in outlines if _hides_table(table, frame, o)]
+        # pass for a card's outline; a card hides the table under it. A light card on a
+        # plain part of it (a white mat laid on a carpet) hides little that differs from
+        # its own paper: there, as on a plain table, it is told from the table's own
+        # shapes (the mat's boxes) by its sides, which the table's picture has not.
+        outlines = [o for o in outlines if _hides_table(table, frame, o)
+                    or (_on_plain(table, frame, o) and not table_own([o], frame, table.mean)[0])]
     if outlines:
         edges = _edges_of_own(table, frame)
         scale = min(1.0, WORK_WIDTH / frame.shape[1])
@@ -893,6 +897,32 @@ def _hides_table(table: TableModel, frame, outline) -> bool:
     ratio = float(np.median((r[rest][::7] + 8) / (g[rest][::7] + 8)))
     diff = np.abs(g * ratio + 8 * (ratio - 1) - r)
     return float((diff[inner] >= HIDDEN_GREY).mean()) >= HIDES
+
+
+def _on_plain(table: TableModel, frame, outline) -> bool:
+    """Whether the outline, rim and all, lies on a plain part of the busy table: the
+    empty table's picture holds the dense edges of a texture (``background.DENSE_EDGES``
+    over a ``DENSE_WINDOW`` square) under less than ``PLAIN_UNDER`` of it (a mat laid on
+    a carpet: its paper and printed lines)."""
+    from vision.plain.background import DENSE_EDGES, DENSE_WINDOW
+    from vision.plain.find import edge_map
+    mean = np.clip(table.mean, 0, 255).astype(np.uint8)
+    luma, chroma = edge_map(mean, 1.0)
+    both = (luma | cv2.resize(chroma, (luma.shape[1], luma.shape[0]), interpolation=cv2.INTER_NEAREST)) > 0
+    scale = mean.shape[1] / frame.shape[1]
+    mask = np.zeros(both.shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(outline.corners * scale).astype(np.int32), 1)
+    mask = cv2.dilate(mask, np.ones((2 * LIGHT_RIM + 1, 2 * LIGHT_RIM + 1), np.uint8)) > 0
+    if not mask.any():
+        return False
+    dense = cv2.boxFilter(both.astype(np.float32), -1, (DENSE_WINDOW, DENSE_WINDOW)) > DENSE_EDGES
+    return float(dense[mask].mean()) < PLAIN_UNDER
+
+
+PLAIN_UNDER = 0.1
+"""See ``_on_plain`` (the white A4 mat on the busy tuning textures: a card lying on the mat,
+and the mat's boxes, 0.0; cards lying on the busy tuning textures themselves: carpets,
+woven mat and terrazzo 0.99-1.0, grained wood 0.17-0.39)."""
 
 
 HIDDEN_GREY = 20

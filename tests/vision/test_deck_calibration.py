@@ -487,6 +487,28 @@ def test_live_calibration_on_a_loop_carpet_takes_every_card():
 
 
 @needs_art
+@pytest.mark.parametrize("texture", ["sisal", "berber"])
+def test_a_light_card_on_the_white_mat_laid_on_a_carpet_is_found_alone_in_a_dim_room(texture):
+    # The carpet round the mat makes the table busy, where an outline is kept only if the
+    # card hides the table under it; in a dim room a light card on the white paper hides
+    # almost nothing that differs: the pass never took the first card. On the mat's plain
+    # paper it is told from the mat's boxes by its sides, as on a plain table.
+    from bench.plain_tuning import textures
+    from vision.deck_calibration import _corner_shift, _outlines_alone
+    from vision.plain.background import TableModel
+    with textures.registered():
+        frame, empty, truth = scene([place("9S", (300, 230), 20)], seed=3, surface=f"mat:A4:white:tune:{texture}",
+                                    deck="oxygen-air", markers=False)
+    frame, empty = [(0.6 * img).astype(np.uint8) for img in (frame, empty)]
+    table = TableModel()
+    table.learn(empty)
+    assert table.busy
+    assert _outlines_alone(empty, table) == []               # the mat's boxes are no card
+    found = _outlines_alone(frame, table)
+    assert len(found) == 1 and _corner_shift(found[0].corners, np.asarray(truth[0]["corners"], np.float32)) < 6
+
+
+@needs_art
 def test_a_card_the_check_does_not_read_back_is_taken_again_once(monkeypatch):
     # The check refuses the jack of hearts (no other card guessed): its face may have been
     # taken badly, so it is asked for again, once; the deck is made when it is read then.

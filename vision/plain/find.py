@@ -931,7 +931,13 @@ def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
     steps nearly everywhere, under any card's sides too: all outlines are kept."""
     if getattr(table, "busy", False):
         return outlines
-    mean = table.mean
+    own = table_own(outlines, colour, table.mean)
+    return [o for o, x in zip(outlines, own, strict=True) if not x]
+
+
+def table_own(outlines: list, colour: np.ndarray, mean: np.ndarray) -> list:
+    """For each outline, whether it is the empty table's own shape by its steps
+    (``_not_the_tables``); ``mean``: the empty table's picture (``TableModel.mean``)."""
     scale = mean.shape[1] / colour.shape[1]
     quads = np.stack([o.corners for o in outlines]).astype(np.float32)
     offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0], np.float32)
@@ -939,8 +945,7 @@ def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
     _, _, _, st_table = step_profiles(mean, quads * scale, offsets * scale, 24, 0.1, 0.9)
     at, at_table = st.max(axis=3), st_table.max(axis=3)
     shared = (at_table >= STEP) & (at_table >= 0.3 * at)
-    own = (shared.mean(axis=2) >= TABLE_OWN).sum(axis=1) >= 3
-    return [o for o, x in zip(outlines, own, strict=True) if not x]
+    return [bool(x) for x in (shared.mean(axis=2) >= TABLE_OWN).sum(axis=1) >= 3]
 
 
 PHOTO_SLANT = 1.12
