@@ -204,9 +204,10 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
 def _refind_odd(found: dict, faces: dict, sizes: dict) -> None:
     """Each photo's face (in ``faces`` and ``sizes``) that differs from the others' median
     shape or size as ``check_shapes`` refuses it, replaced where one outline alone is
-    found in its photo with the median's shape and size (the photo at its own size too)."""
+    found in its photo with the median's shape (or that shape seen at a slant) and size
+    (the photo at its own size too)."""
     from vision.plain.calibration import MAX_ASPECT_SPREAD, MAX_SIZE_SPREAD
-    from vision.plain.find import WORK_WIDTH, find_outlines, top_level
+    from vision.plain.find import PHOTO_MAX_SLANT, WORK_WIDTH, find_outlines, top_level
     aspects = {c: f.shape[1] / f.shape[0] for c, f in faces.items()}
     aspect = float(np.median(list(aspects.values())))
     size = float(np.median(list(sizes.values())))
@@ -215,11 +216,20 @@ def _refind_odd(found: dict, faces: dict, sizes: dict) -> None:
             continue
         img = _as_bgr(_flatten(_read_picture(p)), p.name)
         px = size * img.shape[0]
-        for width in dict.fromkeys((WORK_WIDTH, img.shape[1])):
+        # Last, a photo taken at a slant shows a card far from the frame's middle in other
+        # proportions than the others: its outline is the deck's card seen at a slant (as
+        # ``recognize`` takes it in a photo), and its face, straightened to the proportions
+        # seen, is brought back to the deck's.
+        for width, slant in dict.fromkeys(((WORK_WIDTH, 0.0), (img.shape[1], 0.0), (WORK_WIDTH, PHOTO_MAX_SLANT),
+                                           (img.shape[1], PHOTO_MAX_SLANT))):
             outlines = top_level(find_outlines(img, aspect, sizes=(px,), min_long=(1 - MAX_SIZE_SPREAD) * px,
-                                               max_long=(1 + MAX_SIZE_SPREAD) * px, work_width=width))
+                                               max_long=(1 + MAX_SIZE_SPREAD) * px, work_width=width, slant=slant))
             if len(outlines) == 1:
-                faces[card], sizes[card] = face_of(img, outlines[0].corners), outlines[0].long_side / img.shape[0]
+                face = face_of(img, outlines[0].corners)
+                if slant:
+                    face = cv2.resize(face, (max(1, round(face.shape[0] * aspect)), face.shape[0]),
+                                      interpolation=cv2.INTER_AREA)
+                faces[card], sizes[card] = face, outlines[0].long_side / img.shape[0]
                 break
 
 
