@@ -270,9 +270,10 @@ def plan(design_groups, splits, sessions_per_cell: int, seed: int, groups=None, 
             # Cells are seeded by their place in the full plan, so that a run of a few
             # groups draws the same sessions as the full run.
             if split == "busy":
-                # The tuning tools' own busy surfaces, under the tuning split's camera.
-                from bench.plain_tuning.textures import KINDS
-                cells = {"busy": tuple(f"tune:{k}" for k in KINDS)}
+                # The tuning tools' own surfaces, under the tuning split's camera: the busy
+                # ones, and their printed cloths (``patterned``) only when asked for by name.
+                from bench.plain_tuning.textures import GROUPS
+                cells = GROUPS if groups is not None else {"busy": GROUPS["busy"]}
             else:
                 cells = vs.SURFACES[split]
             for gi, g in enumerate(cells):
@@ -311,7 +312,8 @@ def main(argv=None) -> int:
                          "(the tuning designs recoloured as four-colour decks)")
     ap.add_argument("--splits", default="tuning,validation",
                     help="surface/camera splits: tuning, validation, busy (the tuning tools' own busy "
-                         "surfaces: carpet, grained wood, a woven mat, terrazzo; kde-tuning only)")
+                         "surfaces: carpet, grained wood, a woven mat, terrazzo; with --groups patterned, "
+                         "their printed cloths; kde-tuning only)")
     ap.add_argument("--groups", help="only these surface groups (cloth, felt, wood, mat, white-mat, patterned, photo)")
     ap.add_argument("--sessions", type=int, default=3, help="sessions per design group, split and surface group")
     ap.add_argument("--frames", type=int, default=6, help="frames of each kind per session")

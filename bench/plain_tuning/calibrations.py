@@ -11,6 +11,7 @@ read back as its look-alike.
     python -m bench.plain_tuning.calibrations --group mat --seeds 30,31,32,33
     python -m bench.plain_tuning.calibrations --group busy --seeds 500   # the tools' own busy textures
     python -m bench.plain_tuning.calibrations --group white-mat-busy --seeds 864   # the white A4 mat on them
+    python -m bench.plain_tuning.calibrations --group patterned --seeds 875   # the tools' printed cloths
 """
 from __future__ import annotations
 
@@ -25,12 +26,14 @@ from bench import vision_sets as vs
 from bench.plain_tuning import textures
 from bench.vision_plain import SIZES, calibrate_through_camera
 
-BUSY = tuple(f"tune:{k}" for k in textures.KINDS)
+BUSY = textures.GROUPS["busy"]
 """The ``busy`` group: the tuning tools' own busy surfaces (carpet, grained wood, a woven
 mat, terrazzo), under the tuning split's camera."""
 WHITE_MAT_BUSY = tuple(f"mat:A4:white:{s}" for s in BUSY)
 """The ``white-mat-busy`` group: the all-white A4 mat laid on those surfaces."""
-TEXTURED = {"busy": BUSY, "white-mat-busy": WHITE_MAT_BUSY}
+PATTERNED = textures.GROUPS["patterned"]
+"""The ``patterned`` group: the tools' own printed cloths (gingham, stripes, plaid)."""
+TEXTURED = {"busy": BUSY, "white-mat-busy": WHITE_MAT_BUSY, "patterned": PATTERNED}
 """The groups drawn on the tools' own textures (not groups of the tuning split)."""
 ODD = 0.04
 """A face whose width/height differs from the deck's median by more than this is reported."""
@@ -94,7 +97,7 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy")
+    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy, patterned")
     ap.add_argument("--seeds", default="30,31,32,33", help="below 1000: tuning")
     ap.add_argument("--designs", default=",".join(vs.TUNING_DESIGNS))
     args = ap.parse_args(argv)

@@ -1,7 +1,8 @@
 """Every clean card of tuning sessions that was not read, with what the reader saw: collect sessions once, replay them on the reader as it is now.
 
 ``collect`` runs sessions of the benchmark's plan (``bench.vision_plain.plan``: KDE
-tuning designs, the tuning split, the surface groups asked for, seeds below 1000),
+tuning designs, the tuning split, the surface groups asked for, seeds below 1000; the
+groups ``busy`` and ``patterned`` are the tools' own textures, ``textures.GROUPS``),
 each calibrated by one live pass through its camera, and keeps in ``DIR`` per session
 the deck (``deck.npz``), frames of the empty table, the frames of play (PNG) and their
 truth; ``replay`` reads those frames again (a fresh learnt table per session, frames in
@@ -12,6 +13,7 @@ needed (24 when no card was asked for again).
 
     python -m bench.plain_tuning.clean_cases collect DIR --groups cloth,mat --sessions 4 --frames 20 --seed 500
     python -m bench.plain_tuning.clean_cases collect DIR --camera tuning-hard --seed 810   # a poorer camera
+    python -m bench.plain_tuning.clean_cases collect DIR --groups patterned --seed 875   # printed cloths
     python -m bench.plain_tuning.clean_cases replay DIR --out cards.jsonl
     python -m bench.plain_tuning.clean_cases summary cards.jsonl [--compare before.jsonl]
 """
@@ -27,12 +29,21 @@ import cv2
 import numpy as np
 
 from bench import vision_sets as vs
+from bench.plain_tuning import textures
 from bench.vision_plain import CLEAN_KINDS, in_full_view, plan
 from engine.cards import DECK
 
 EMPTY_FRAMES = 10
 TUNING_CAMERAS = ("tuning-hard",)
 """Tuning camera profiles ``collect --camera`` takes besides the tuning split's own."""
+
+
+def _plan(groups, sessions: int, seed: int, camera=None) -> list:
+    """The plan's sessions on the tuning split's ``groups``, then on those of the tools'
+    own textures (``textures.GROUPS``: ``busy``, ``patterned``), which the renderer knows
+    while the tool runs."""
+    splits = ["tuning"] + (["busy"] if set(groups) & set(textures.GROUPS) else [])
+    return plan(["kde-tuning"], splits, sessions, seed, groups, camera=camera)
 
 
 def _calibrate(session, rng):
@@ -54,8 +65,7 @@ def collect(out: Path, groups, sessions: int, frames: int, seed: int, kinds=("pl
     (``camera``: a tuning camera profile other than ``tuning``, e.g. ``tuning-hard``)."""
     if seed >= 1000:
         raise SystemExit("seeds from 1000 on are for reports: use a tuning seed below 1000")
-    for i, (_dg, _split, g, s, sub_seed) in enumerate(plan(["kde-tuning"], ["tuning"], sessions, seed, groups,
-                                                           camera=camera)):
+    for i, (_dg, _split, g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera)):
         folder = out / f"s{seed}-{i:02d}"
         if (folder / "done").exists():
             continue
@@ -102,8 +112,7 @@ def corner_error(found, truth) -> float:
 def add_frames(out: Path, groups, sessions: int, frames: int, seed: int, kinds, camera=None) -> None:
     """Frames of more kinds (``glare``, ``hand``, ...) for sessions already collected: the
     same session drawn again from the plan, its kept deck, new frames from a new stream."""
-    for i, (_dg, _split, _g, s, sub_seed) in enumerate(plan(["kde-tuning"], ["tuning"], sessions, seed, groups,
-                                                            camera=camera)):
+    for i, (_dg, _split, _g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera)):
         folder = out / f"s{seed}-{i:02d}"
         if not (folder / "deck.npz").exists():
             continue
@@ -218,7 +227,7 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("collect")
     c.add_argument("dir")
-    c.add_argument("--groups", default="cloth,mat")
+    c.add_argument("--groups", default="cloth,mat", help="tuning surface groups; busy, patterned: the tools' own textures")
     c.add_argument("--sessions", type=int, default=4)
     c.add_argument("--frames", type=int, default=20)
     c.add_argument("--seed", type=int, default=500)
@@ -235,11 +244,13 @@ def main(argv=None) -> int:
     cv2.setNumThreads(1)
     if args.cmd == "collect":
         kinds = args.kinds.split(",")
-        if kinds == ["play"]:
-            collect(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed, camera=args.camera)
-        else:
-            add_frames(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed, kinds,
-                       camera=args.camera)
+        with textures.registered():            # tune:<kind> surfaces
+            if kinds == ["play"]:
+                collect(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed,
+                        camera=args.camera)
+            else:
+                add_frames(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed, kinds,
+                           camera=args.camera)
     elif args.cmd == "replay":
         folders = sorted(p for p in Path(args.dir).iterdir() if (p / "done").exists()
                          and (args.only is None or p.name.startswith(args.only)))

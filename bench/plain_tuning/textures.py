@@ -18,6 +18,10 @@ KINDS = ("berber", "grain", "sisal", "terrazzo")
 PATTERNS = ("gingham", "stripes", "plaid")
 """Printed cloths of our own (``tune:<pattern>``), for tuning the reader on patterned
 tables; not part of the busy split (whose sessions stay the same)."""
+GROUPS = {"busy": tuple(f"tune:{k}" for k in KINDS), "patterned": tuple(f"tune:{k}" for k in PATTERNS)}
+"""The tools' surface groups drawn on these textures (under the tuning split's camera):
+``busy`` (the busy split of ``bench.vision_plain``) and ``patterned`` (the printed
+cloths, run only when asked for by name)."""
 
 
 def _blur_noise(rng, shape, sigma_px: float) -> np.ndarray:

@@ -113,3 +113,51 @@ def test_the_white_mat_lies_on_a_tuning_texture():
     centre = empty[h // 3:2 * h // 3, w // 3:2 * w // 3].astype(float)
     # The mat's white paper at the centre, the carpet round it (as the carpet alone shows).
     assert centre.mean() > carpet.astype(float).mean() + 40
+
+
+@pytest.fixture(scope="module")
+def gingham_scenes():
+    from bench.plain_tuning import textures
+    from vision import art
+    if not art.art_available():
+        pytest.skip("KDE card art not installed")
+    # A tuning session's camera and light over the tools' own gingham (clean_cases
+    # --groups patterned, seed 875), and a card laid square to its checks with one corner
+    # 1-3 mm off a crossing of their lines: its sides run along the cloth's lines.
+    seed = 374192326
+    r = np.random.default_rng(seed)           # the cloth's angle and period, drawn as textures draws them
+    a = r.uniform(0, np.pi)
+    r.uniform(30, 230, (4, 3))
+    r.uniform(170, 240, 3)
+    half = r.uniform(6.0, 16.0) / 2
+    u_dir, v_dir = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    conditions = {"camera": {"px_per_mm": 2.4613, "look_at": (210.0, 148.5), "tilt_deg": 5.5678,
+                             "tilt_towards_deg": 253.2557, "roll_deg": 53.9622, "k1": -0.05488, "hfov_deg": 66.222},
+                  "auto_exposure": 0.1743, "awb_scene": 0.2269, "blur": 0.587, "defocus": 0.0, "exposure": 0.3034,
+                  "jpeg": 88, "lamp": 4000.0, "light": 0.01816, "light_dir": 317.71, "read_noise": 1.395,
+                  "sharpen": 0.1537, "shot_noise": 4.171, "vignette": 0.01127, "washout": 0.01778, "wb_adapt": 0.8601,
+                  "wb_error": (0.00815, -0.00466, -0.0016)}
+    out = []
+    with textures.registered():
+        for off in (1.0, 2.0, 3.0):
+            u = np.floor(np.array([210.0, 148.0]) @ u_dir / half) * half + 63 / 2 + off
+            v = np.floor(np.array([210.0, 148.0]) @ v_dir / half) * half + 88 / 2 + off
+            at = tuple(float(c) for c in u * u_dir + v * v_dir)
+            out.append(scene([place("9S", at, -float(np.degrees(a)))], seed=1, size=(1280, 720), deck="oxygen-white",
+                             surface="tune:gingham", surface_seed=seed, markers=False, **conditions))
+    return out
+
+
+def test_a_card_laid_along_a_printed_cloths_lines_is_found(gingham_scenes):
+    # The line just beyond each side still shows; taken as the table's edge along the
+    # card's, it ruled the sides out and the card was found at none of these places.
+    from vision.plain.find import find_outlines
+    for frame, empty, truth in gingham_scenes:
+        table = TableModel()
+        table.learn(empty)
+        assert table.busy and (table.table_edges() > 0).mean() > 0.3     # lines, not a dense texture
+        q = np.asarray(truth[0]["corners"], np.float32)
+        size = float(np.hypot(*(q[2] - q[1])))
+        found = find_outlines(frame, 63 / 88, sizes=(size,), min_long=0.75 * size, max_long=1.35 * size, table=table)
+        err = [min(float(np.abs(np.roll(o.corners, k, axis=0) - q).max()) for k in range(4)) for o in found]
+        assert min(err, default=np.inf) < 3.0

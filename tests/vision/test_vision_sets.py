@@ -41,3 +41,19 @@ def test_a_plan_drawn_under_the_poorer_tuning_camera_keeps_the_tuning_data_and_i
     # its lamps and lens are its own: no validation camera's range is copied
     assert vs.CAMERAS["tuning-hard"].lamps != vs.CAMERAS["validation"].lamps
     assert vs.CAMERAS["tuning-hard"].washout[1] > vs.CAMERAS["tuning"].washout[1]
+
+
+def test_the_tools_printed_cloths_are_drawn_only_when_asked_for():
+    from bench.plain_tuning import clean_cases, textures
+    from bench.vision_plain import plan
+    busy = plan(["kde-tuning"], ["busy"], 2, 875)
+    assert {g for _, _, g, _, _ in busy} == {"busy"}
+    # asked for by name, the busy group still draws the same sessions
+    assert [(s.surface, sub) for *_, s, sub in plan(["kde-tuning"], ["busy"], 2, 875, ["busy"])] \
+        == [(s.surface, sub) for *_, s, sub in busy]
+    tools = clean_cases._plan(["cloth", "patterned"], 2, 875)
+    assert [(s.surface, sub) for _, _, g, s, sub in tools if g == "cloth"] \
+        == [(s.surface, sub) for *_, s, sub in plan(["kde-tuning"], ["tuning"], 2, 875, ["cloth"])]
+    patterned = [s for _, _, g, s, _ in tools if g == "patterned"]
+    assert len(patterned) == 2 and all(s.surface in textures.GROUPS["patterned"] for s in patterned)
+    assert all(s.design in vs.TUNING_DESIGNS and s.profile.name == "tuning" for s in patterned)
