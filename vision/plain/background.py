@@ -58,14 +58,6 @@ DENSE_EDGES = 0.25
 """On a busy table, places where the table's edges cover more than this fraction of a
 ``DENSE_WINDOW``-pixel square are texture: their edges are not the table's lines (a mat's
 lines reach 0.21 there, a loop carpet's or a woven mat's texture 0.33-0.46)."""
-BUSY_NEAR = 3
-"""On a busy table, the table's edges within this many work pixels of a place that changed
-(``SAME_GREY``) are no longer the table's (elsewhere, within 1 px). A card laid along a
-printed cloth's lines (checks, stripes, square to the card) hides the cloth up to its
-side, but the line just beyond the side, a pixel or two from it, still shows, and was
-taken as the table's own edge along the card's: the side's step was ruled out and the
-card not found (tools' patterned cloths, seeds 875-877: 573 of 600 clean cards read
-before, 580 with 3 px; 2 px 578, 4 px 579)."""
 SAME_GREY = 40
 """A pixel differing from the table by more grey levels than this has changed (a mat line
 hidden by a card changes by far more; a card's blur spilling over a line beside it,
@@ -185,10 +177,8 @@ class TableModel:
             ratio = float(np.median((ref[like] + 8) / (g[like] + 8)))
         grey = cv2.convertScaleAbs(grey, alpha=ratio, beta=8 * (ratio - 1))
         changed = cv2.absdiff(grey, self.grey) > SAME_GREY
-        # A card's edge beside a hidden line differs within a pixel or two of it; on a busy
-        # table (a printed cloth) a line may run along the card's side just beyond it.
-        k = 2 * (BUSY_NEAR if self._busy else 1) + 1
-        changed = cv2.dilate(changed.astype(np.uint8), np.ones((k, k), np.uint8))
+        # A card's edge beside a hidden line differs within a pixel or two of it.
+        changed = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
         return cv2.bitwise_and(self.edges, cv2.bitwise_not(changed * 255))
 
     def _matched(self, ycc: np.ndarray, ref: np.ndarray, like: np.ndarray) -> np.ndarray:
