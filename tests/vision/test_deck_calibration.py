@@ -577,28 +577,36 @@ def test_a_face_cut_inside_its_rim_is_grown_to_the_cards_edge_at_the_second_look
     assert corner_error(cut, truth[0]["corners"]) > 15.0
 
 
+def _tuning_photo(seed: int, table: int, card: Card, camera: str, path):
+    """The calibration photo of ``card`` that ``bench.plain_tuning.photo_tuning --camera
+    CAMERA --seed SEED`` takes at table ``table`` (the photos before it drawn as the tool
+    draws them), written to ``path`` as the tool writes it: (session, the card's truth)."""
+    from bench import vision_sets as vs
+    from bench.plain_tuning.photo_tuning import SURFACES
+    rng = np.random.default_rng([seed, 5])
+    for i in range(table + 1):
+        design = vs.TUNING_DESIGNS[(i * 5 + seed) % len(vs.TUNING_DESIGNS)]
+        session = vs.draw_session(rng, "tuning", size=(1280, 960), design=design,
+                                  surface=SURFACES[(i + seed) % len(SURFACES)], profile=camera)
+        photos = np.random.default_rng(int(rng.integers(1 << 30)))
+    for c in DECK[:DECK.index(card) + 1]:
+        places, _ = vs.frame_placements(session, photos, "alone", cards=[c])
+        img, truth = vs.compose(session, places, photos)
+    cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    return session, truth[0]
+
+
 @needs_art
-def test_a_small_card_in_a_large_photo_is_found_at_the_photos_own_size():
+def test_a_small_card_in_a_large_photo_is_found_at_the_photos_own_size(tmp_path):
     # A tuning phone photo (bench.plain_tuning.photo_tuning --camera tuning-slant-small
     # --seed 890, table 4: Penguins on oak, 1280x960): the ten of clubs lies alone, 81 px
     # long, a plank's seam across its corner. At the finder's working width (640) its sides
     # are lost and no card was found, so the deck could not be made.
-    from bench import vision_sets as vs
-    from bench.plain_tuning.photo_tuning import SURFACES
     from vision.plain.calibration import lone_card
-    seed = 890
-    rng = np.random.default_rng([seed, 5])
-    for i in range(5):
-        design = vs.TUNING_DESIGNS[(i * 5 + seed) % len(vs.TUNING_DESIGNS)]
-        session = vs.draw_session(rng, "tuning", size=(1280, 960), design=design,
-                                  surface=SURFACES[(i + seed) % len(SURFACES)], profile="tuning-slant-small")
-        photos = np.random.default_rng(int(rng.integers(1 << 30)))
-    for card in DECK[:DECK.index(Card("10C")) + 1]:          # the photos before it, as the tool took them
-        places, _ = vs.frame_placements(session, photos, "alone", cards=[card])
-        img, truth = vs.compose(session, places, photos)
-    img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
-    outline = lone_card(img)
-    corners = np.asarray(truth[0]["corners"], np.float32)
+    path = tmp_path / "10C.jpg"
+    session, truth = _tuning_photo(890, 4, Card("10C"), "tuning-slant-small", path)
+    outline = lone_card(cv2.imread(str(path)))
+    corners = np.asarray(truth["corners"], np.float32)
     assert np.linalg.norm(outline.corners.mean(axis=0) - corners.mean(axis=0)) < 5
     assert abs(outline.long_side - session.card_px()) < 0.1 * session.card_px()
 
@@ -609,24 +617,12 @@ def test_a_photo_cut_at_a_plank_seam_is_looked_at_again_with_the_other_cards_sha
     # --seed 892, table 3: Oxygen on satin oak, 1280x960): the ten of clubs, 114 px long,
     # was first found with one side on a plank's seam beyond the card, 135 px long, and
     # the deck was refused ("these cards look larger or smaller than the others: 10C").
-    from bench import vision_sets as vs
-    from bench.plain_tuning.photo_tuning import SURFACES
     from vision.deck_calibration import _face_and_size, _refind_odd
     from vision.plain.calibration import check_shapes
-    seed, table, card = 892, 3, Card("10C")
-    rng = np.random.default_rng([seed, 5])
-    for i in range(table + 1):
-        design = vs.TUNING_DESIGNS[(i * 5 + seed) % len(vs.TUNING_DESIGNS)]
-        session = vs.draw_session(rng, "tuning", size=(1280, 960), design=design,
-                                  surface=SURFACES[(i + seed) % len(SURFACES)], profile="tuning-slant-small")
-        photos = np.random.default_rng(int(rng.integers(1 << 30)))
-    for c in DECK[:DECK.index(card) + 1]:                 # the photos before it, as the tool took them
-        places, _ = vs.frame_placements(session, photos, "alone", cards=[c])
-        img, truth = vs.compose(session, places, photos)
-    path = tmp_path / "10C.jpg"
-    cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    card, path = Card("10C"), tmp_path / "10C.jpg"
+    _, truth = _tuning_photo(892, 3, card, "tuning-slant-small", path)
     face, size = _face_and_size(cv2.imread(str(path)), path.name)
-    true_px = float(truth[0]["card_px"])
+    true_px = float(truth["card_px"])
     assert size * 960 > 1.15 * true_px                   # the seam's outline, as first found
     # The other cards' faces as a good pass took them: the deck's shape, the true size.
     blank = np.full((200, round(200 * 0.71), 3), 255, np.uint8)
@@ -646,22 +642,10 @@ def test_a_photo_of_a_card_seen_at_a_slant_is_brought_back_to_the_decks_shape(tm
     # table 3: Dondorf on gloss oak, 1280x960, the phone 24 degrees off straight down): the
     # ace of hearts, found at its own outline, looks 0.73 as wide as tall where the other
     # cards look 0.61, and the deck was refused ("not found whole").
-    from bench import vision_sets as vs
-    from bench.plain_tuning.photo_tuning import SURFACES
     from vision.deck_calibration import _face_and_size, _refind_odd
     from vision.plain.calibration import check_shapes
-    seed, table, card = 896, 3, Card("AH")
-    rng = np.random.default_rng([seed, 5])
-    for i in range(table + 1):
-        design = vs.TUNING_DESIGNS[(i * 5 + seed) % len(vs.TUNING_DESIGNS)]
-        session = vs.draw_session(rng, "tuning", size=(1280, 960), design=design,
-                                  surface=SURFACES[(i + seed) % len(SURFACES)], profile="tuning-slant")
-        photos = np.random.default_rng(int(rng.integers(1 << 30)))
-    for c in DECK[:DECK.index(card) + 1]:                 # the photos before it, as the tool took them
-        places, _ = vs.frame_placements(session, photos, "alone", cards=[c])
-        img, truth = vs.compose(session, places, photos)
-    path = tmp_path / "AH.jpg"
-    cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    card, path = Card("AH"), tmp_path / "AH.jpg"
+    _, truth = _tuning_photo(896, 3, card, "tuning-slant", path)
     face, size = _face_and_size(cv2.imread(str(path)), path.name)
     assert face.shape[1] / face.shape[0] > 1.2 * 0.61
     blank = np.full((200, 122, 3), 255, np.uint8)                # the other cards: 0.61
@@ -673,4 +657,4 @@ def test_a_photo_of_a_card_seen_at_a_slant_is_brought_back_to_the_decks_shape(tm
     _refind_odd({card: path}, faces, sizes)
     check_shapes(faces, sizes)
     assert abs(faces[card].shape[1] / faces[card].shape[0] - 0.61) < 0.02
-    assert abs(sizes[card] * 960 - float(truth[0]["card_px"])) < 0.08 * float(truth[0]["card_px"])
+    assert abs(sizes[card] * 960 - float(truth["card_px"])) < 0.08 * float(truth["card_px"])
