@@ -71,8 +71,9 @@ def _calibrate_deck(args) -> int:
             # A face that looks cut from a wrong outline is named with its photo (see
             # vision.plain.calibration.miscut_faces); the deck is still written, as some
             # decks print the cards of a rank unlike each other.
+            photos = _pictures(Path(args.from_dir))[0]
             said = miscut_message(dict(zip(deck.cards, deck.faces, strict=True)), deck.aspect,
-                                  photos={c: p.name for c, p in _pictures(Path(args.from_dir))[0].items()})
+                                  photos={c: p.name for c, p in photos.items()})
             if said:
                 print(f"warning: {said}", file=sys.stderr)
             check = self_check(deck, fresh_views(args.from_dir, deck))
@@ -116,9 +117,8 @@ def _calibrate_deck(args) -> int:
             print(f"  {card}: {what}; take this card again", file=sys.stderr)
         hint = ""
         if args.from_dir and deck.card_px:
-            first = next(iter(_pictures(Path(args.from_dir))[0].values()))
             import cv2
-            picture = cv2.imread(str(first), cv2.IMREAD_UNCHANGED)
+            picture = cv2.imread(str(next(iter(photos.values()))), cv2.IMREAD_UNCHANGED)
             px = deck.card_px * picture.shape[0] if picture is not None else SMALL_CARD_PX
             if px < SMALL_CARD_PX:
                 hint = (f" (the cards are only {px:.0f} px long in these photos: hold the camera closer, "

@@ -911,21 +911,17 @@ def _hides_table(table: TableModel, frame, outline) -> bool:
 
 def _on_plain(table: TableModel, frame, outline) -> bool:
     """Whether the outline, rim and all, lies on a plain part of the busy table: the
-    empty table's picture holds the dense edges of a texture (``background.DENSE_EDGES``
-    over a ``DENSE_WINDOW`` square) under less than ``PLAIN_UNDER`` of it (a mat laid on
-    a carpet: its paper and printed lines)."""
-    from vision.plain.background import DENSE_EDGES, DENSE_WINDOW
-    from vision.plain.find import edge_map
-    mean = np.clip(table.mean, 0, 255).astype(np.uint8)
-    luma, chroma = edge_map(mean, 1.0)
-    both = (luma | cv2.resize(chroma, (luma.shape[1], luma.shape[0]), interpolation=cv2.INTER_NEAREST)) > 0
-    scale = mean.shape[1] / frame.shape[1]
-    mask = np.zeros(both.shape, np.uint8)
+    empty table's picture is a texture (``TableModel.dense``) under less than
+    ``PLAIN_UNDER`` of it (a mat laid on a carpet: its paper and printed lines)."""
+    dense = table.dense
+    if dense is None:
+        return True
+    scale = dense.shape[1] / frame.shape[1]
+    mask = np.zeros(dense.shape, np.uint8)
     cv2.fillConvexPoly(mask, np.round(outline.corners * scale).astype(np.int32), 1)
     mask = cv2.dilate(mask, np.ones((2 * LIGHT_RIM + 1, 2 * LIGHT_RIM + 1), np.uint8)) > 0
     if not mask.any():
         return False
-    dense = cv2.boxFilter(both.astype(np.float32), -1, (DENSE_WINDOW, DENSE_WINDOW)) > DENSE_EDGES
     return float(dense[mask].mean()) < PLAIN_UNDER
 
 

@@ -89,6 +89,7 @@ class TableModel:
         self.shape: Optional[tuple] = None          # frame (h, w)
         self.updates = 0
         self._busy = False
+        self._dense: Optional[np.ndarray] = None
 
     @property
     def ready(self) -> bool:
@@ -135,13 +136,14 @@ class TableModel:
         luma, chroma = edge_map(mean, 1.0)
         both = luma | cv2.resize(chroma, (luma.shape[1], luma.shape[0]), interpolation=cv2.INTER_NEAREST)
         self._busy = float((both > 0).mean()) > BUSY_TABLE
+        self._dense = None
         if self._busy:
             # A busy table (carpet loops, a woven mat, terrazzo): its edges are a texture,
             # not lines, and cover nearly everything once dilated, so that ruling them out
             # would rule out every card's side too. Where they are that dense they are left
             # to the finder (which looks for straight steps along a whole side).
-            dense = cv2.boxFilter((both > 0).astype(np.float32), -1, (DENSE_WINDOW, DENSE_WINDOW)) > DENSE_EDGES
-            both[dense] = 0
+            self._dense = cv2.boxFilter((both > 0).astype(np.float32), -1, (DENSE_WINDOW, DENSE_WINDOW)) > DENSE_EDGES
+            both[self._dense] = 0
         self.edges = cv2.dilate(both, np.ones((3, 3), np.uint8))
         self.grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY)
 
@@ -154,6 +156,15 @@ class TableModel:
         if self.edges is None:
             self._refresh_edges()
         return self._busy
+
+    @property
+    def dense(self) -> Optional[np.ndarray]:
+        """On a busy table, where the empty table's picture is a texture (bool, work size:
+        its edges cover more than ``DENSE_EDGES`` of a ``DENSE_WINDOW`` square); None on a
+        plain table or before learning."""
+        if not self.busy:
+            return None
+        return self._dense
 
     def table_edges(self, frame: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
         """Where the empty table has edges (uint8, work size), or None before learning.
