@@ -27,6 +27,7 @@ import numpy as np
 from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
+from vision.plain.find import on_plain
 from vision.plain.calibration import CalibrationError, NoCardFound, check_shapes, lone_card, miscut_faces
 from vision.plain.straighten import face_of
 
@@ -910,25 +911,9 @@ def _hides_table(table: TableModel, frame, outline) -> bool:
 
 
 def _on_plain(table: TableModel, frame, outline) -> bool:
-    """Whether the outline, rim and all, lies on a plain part of the busy table: the
-    empty table's picture is a texture (``TableModel.dense``) under less than
-    ``PLAIN_UNDER`` of it (a mat laid on a carpet: its paper and printed lines)."""
-    dense = table.dense
-    if dense is None:
-        return True
-    scale = dense.shape[1] / frame.shape[1]
-    mask = np.zeros(dense.shape, np.uint8)
-    cv2.fillConvexPoly(mask, np.round(outline.corners * scale).astype(np.int32), 1)
-    mask = cv2.dilate(mask, np.ones((2 * LIGHT_RIM + 1, 2 * LIGHT_RIM + 1), np.uint8)) > 0
-    if not mask.any():
-        return False
-    return float(dense[mask].mean()) < PLAIN_UNDER
-
-
-PLAIN_UNDER = 0.1
-"""See ``_on_plain`` (the white A4 mat on the busy tuning textures: a card lying on the mat,
-and the mat's boxes, 0.0; cards lying on the busy tuning textures themselves: carpets,
-woven mat and terrazzo 0.99-1.0, grained wood 0.17-0.39)."""
+    """Whether the outline, rim and all, lies on a plain part of the busy table
+    (``TableModel.plain_under``: a mat laid on a carpet, its paper and printed lines)."""
+    return on_plain(table, frame.shape[1], outline.corners, LIGHT_RIM)
 
 
 HIDDEN_GREY = 20

@@ -29,7 +29,7 @@ from bench.vision_plain import SIZES, calibrate_through_camera
 BUSY = textures.GROUPS["busy"]
 """The ``busy`` group: the tuning tools' own busy surfaces (carpet, grained wood, a woven
 mat, terrazzo), under the tuning split's camera."""
-WHITE_MAT_BUSY = tuple(f"mat:A4:white:{s}" for s in BUSY)
+WHITE_MAT_BUSY = textures.GROUPS["white-mat-busy"]
 """The ``white-mat-busy`` group: the all-white A4 mat laid on those surfaces."""
 PATTERNED = textures.GROUPS["patterned"]
 """The ``patterned`` group: the tools' own printed cloths (gingham, stripes, plaid)."""

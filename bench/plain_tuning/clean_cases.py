@@ -2,7 +2,8 @@
 
 ``collect`` runs sessions of the benchmark's plan (``bench.vision_plain.plan``: KDE
 tuning designs, the tuning split, the surface groups asked for, seeds below 1000; the
-groups ``busy`` and ``patterned`` are the tools' own textures, ``textures.GROUPS``),
+groups ``busy``, ``patterned`` and ``white-mat-busy`` are the tools' own textures,
+``textures.GROUPS``),
 each calibrated by one live pass through its camera, and keeps in ``DIR`` per session
 the deck (``deck.npz``), frames of the empty table, the frames of play (PNG) and their
 truth; ``replay`` reads those frames again (a fresh learnt table per session, frames in
@@ -14,6 +15,7 @@ needed (24 when no card was asked for again).
     python -m bench.plain_tuning.clean_cases collect DIR --groups cloth,mat --sessions 4 --frames 20 --seed 500
     python -m bench.plain_tuning.clean_cases collect DIR --camera tuning-hard --seed 810   # a poorer camera
     python -m bench.plain_tuning.clean_cases collect DIR --groups patterned --seed 875   # printed cloths
+    python -m bench.plain_tuning.clean_cases collect DIR --groups busy,white-mat-busy --seed 901
     python -m bench.plain_tuning.clean_cases replay DIR --out cards.jsonl
     python -m bench.plain_tuning.clean_cases summary cards.jsonl [--compare before.jsonl]
 """
@@ -40,7 +42,7 @@ TUNING_CAMERAS = ("tuning-hard",)
 
 def _plan(groups, sessions: int, seed: int, camera=None) -> list:
     """The plan's sessions on the tuning split's ``groups``, then on those of the tools'
-    own textures (``textures.GROUPS``: ``busy``, ``patterned``), which the renderer knows
+    own textures (``textures.GROUPS``: ``busy``, ``patterned``, ``white-mat-busy``), which the renderer knows
     while the tool runs."""
     splits = ["tuning"] + (["busy"] if set(groups) & set(textures.GROUPS) else [])
     return plan(["kde-tuning"], splits, sessions, seed, groups, camera=camera)

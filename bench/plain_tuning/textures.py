@@ -18,10 +18,13 @@ KINDS = ("berber", "grain", "sisal", "terrazzo")
 PATTERNS = ("gingham", "stripes", "plaid")
 """Printed cloths of our own (``tune:<pattern>``), for tuning the reader on patterned
 tables; not part of the busy split (whose sessions stay the same)."""
-GROUPS = {"busy": tuple(f"tune:{k}" for k in KINDS), "patterned": tuple(f"tune:{k}" for k in PATTERNS)}
+GROUPS = {"busy": tuple(f"tune:{k}" for k in KINDS), "patterned": tuple(f"tune:{k}" for k in PATTERNS),
+          "white-mat-busy": tuple(f"mat:A4:white:tune:{k}" for k in KINDS)}
 """The tools' surface groups drawn on these textures (under the tuning split's camera):
-``busy`` (the busy split of ``bench.vision_plain``) and ``patterned`` (the printed
-cloths, run only when asked for by name)."""
+``busy`` (the busy split of ``bench.vision_plain``), ``patterned`` (the printed cloths)
+and ``white-mat-busy`` (the all-white A4 mat laid on the busy ones), the last two run
+only when asked for by name (each group's sessions are drawn by its place here: a group
+added at the end changes none of the others')."""
 
 
 def _blur_noise(rng, shape, sigma_px: float) -> np.ndarray:

@@ -267,6 +267,45 @@ def test_a_light_rimmed_card_on_the_white_mat_is_found_by_its_faint_edge():
     assert faint_outlines(empty, table.foreground(empty, update=False), [], None, table) == []
 
 
+@pytest.mark.parametrize("texture", ["berber", "grain"])
+def test_a_light_rimmed_card_on_the_white_mat_laid_on_a_busy_floor_is_found_by_its_faint_edge(texture):
+    # The same mat laid on a carpet or grained wood: the table is busy (the floor round the
+    # mat), where fainter edges are only more of its texture and a card is looked for as a
+    # region unlike the table; a light card on the mat's white paper is no such region, and
+    # play refused it as "something that is not a card". Where the place that differs lies
+    # on a plain part of the table (the mat), the card is looked for by its faint edges too.
+    from bench import vision_sets as vs
+    from bench.plain_tuning import textures
+    from engine.cards import Card
+    from vision.plain.find import faint_outlines
+    from vision.synth import compose_scene
+    with textures.registered():
+        rng = np.random.default_rng([400, 77, vs.TUNING_DESIGNS.index("oxygen-air")])
+        session = vs.draw_session(rng, "tuning", size=(640, 480), design="oxygen-air",
+                                  surface=f"mat:A4:white:tune:{texture}")
+        rng = np.random.default_rng([400, 555])
+        empty = compose_scene([], size=session.size, rng=rng, **session.conditions())
+        table = TableModel()
+        for _ in range(5):
+            table.learn(empty.shoot(rng)[0])
+        assert table.busy
+        found = missed = 0
+        for card in ["10S", "QD", "KH", "JC", "9H", "AS"]:
+            places, _ = vs.frame_placements(session, rng, "alone", cards=[Card(card)])
+            scene_ = compose_scene(places, size=session.size, rng=rng, **session.conditions())
+            frame, truth = scene_.shoot(rng)[0], np.asarray(scene_.truth[0]["corners"])
+            sides = np.hypot(*(np.roll(truth, -1, axis=0) - truth).T)
+            aspect = float(min(sides) / max(sides))             # the deck's, as calibration measures it
+            usual = find_outlines(frame, aspect, table=table)
+            missed += not usual
+            outlines = faint_outlines(frame, table.foreground(frame, update=False), usual, aspect, table)
+            assert len(outlines) <= 1
+            found += bool(outlines) and corner_error(outlines[0].corners, truth) < 0.04 * session.card_px()
+        e = empty.shoot(rng)[0]
+        assert faint_outlines(e, table.foreground(e, update=False), [], aspect, table) == []
+    assert missed >= 3 and found >= 4, (missed, found)
+
+
 def _photo_mode_table(table: int, seed: int, card: str):
     """A photo (JPEG 95) of one card alone on a table of the photo mode's busy tuning
     split (bench.vision_photo, seed 420): the table's session, a placement drawn from ``seed``."""

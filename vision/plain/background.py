@@ -58,6 +58,12 @@ DENSE_EDGES = 0.25
 """On a busy table, places where the table's edges cover more than this fraction of a
 ``DENSE_WINDOW``-pixel square are texture: their edges are not the table's lines (a mat's
 lines reach 0.21 there, a loop carpet's or a woven mat's texture 0.33-0.46)."""
+PLAIN_UNDER = 0.1
+"""On a busy table, a place (a card's outline with its rim, a changed place) lies on a plain
+part of it when less than this share of it is texture (``TableModel.dense``): the white A4
+mat laid on the busy tuning textures (a card lying on the mat, and the mat's boxes: 0.0;
+cards lying on the carpets, woven mat and terrazzo themselves 0.99-1.0, on grained wood
+0.17-0.39)."""
 SAME_GREY = 40
 """A pixel differing from the table by more grey levels than this has changed (a mat line
 hidden by a card changes by far more; a card's blur spilling over a line beside it,
@@ -165,6 +171,16 @@ class TableModel:
         if not self.busy:
             return None
         return self._dense
+
+    def plain_under(self, mask: np.ndarray) -> bool:
+        """Whether the place ``mask`` (bool or uint8, work size: ``dense``'s shape) lies on
+        a plain part of the table (see ``PLAIN_UNDER``): always on a plain table, never
+        for an empty mask."""
+        dense = self.dense
+        if dense is None:
+            return True
+        on = mask > 0
+        return bool(on.any()) and float(dense[on].mean()) < PLAIN_UNDER
 
     def table_edges(self, frame: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
         """Where the empty table has edges (uint8, work size), or None before learning.

@@ -877,7 +877,9 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
     frame's edge (a hand and arm reach in across it) and no larger than a card, the card
     is looked for again with faint edges (``find_outlines(faint=True)``) near it. Frames
     without such places (every card found, a hand) cost almost nothing more. On a busy
-    table (``table.busy``) such a place is looked at as a region unlike the table."""
+    table (``table.busy``) such a place is looked at as a region unlike the table, unless
+    it lies on a plain part of it (``on_plain``: a white mat laid on a carpet) and its
+    card is found there by faint edges."""
     h, w = foreground.shape[:2]
     k = 4                                  # looked at coarsely: the mask is coarse anyway
     left = np.ascontiguousarray(foreground[::k, ::k])
@@ -891,26 +893,50 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
     # The places that differ may be only the card's print (its paper is the mat's
     # colour): its edge lies up to half a card's length away.
     reach = 0.6 * kw.get("max_long", 2 * kw.get("min_long", MIN_LONG_SIDE))
-    near = None
+    places = []                            # (on a plain part of the table, centre, where to look)
+    busy = getattr(table, "busy", False)
     for c in cs:
         x, y, bw, bh = cv2.boundingRect(c)
         if x < 1 or y < 1 or x + bw > left.shape[1] - 1 or y + bh > left.shape[0] - 1 \
                 or not least <= cv2.contourArea(c) <= most:
             continue
-        if near is None:
-            near = np.zeros((h, w), np.uint8)
+        plain = True
+        if busy:
+            blob = np.zeros(left.shape, np.uint8)
+            cv2.drawContours(blob, [c], -1, 1, -1)
+            plain = on_plain(table, left.shape[1], blob)
         x0, y0 = int(max(0, x * k - reach)), int(max(0, y * k - reach))
         x1, y1 = int(min(w, (x + bw) * k + reach)), int(min(h, (y + bh) * k + reach))
-        near[y0:y1, x0:x1] = 255
-    if near is None:
+        places.append((plain, ((x + bw / 2) * k, (y + bh / 2) * k), (x0, y0, x1, y1)))
+    if not places:
         return outlines
-    if getattr(table, "busy", False):
-        # On a busy table (carpet, terrazzo) fainter edges are only more of its texture:
-        # the card is looked for as a region unlike the table there instead.
-        found = _merge(region_outlines(frame_bgr, min(1.0, WORK_WIDTH / w), aspect, kw.get("min_long", MIN_LONG_SIDE),
-                                       kw.get("max_long", np.inf), mask=near))
-    else:
-        found = find_outlines(frame_bgr, aspect, table=table, faint=True, mask=near, **kw)
+
+    def near(chosen) -> np.ndarray:
+        m = np.zeros((h, w), np.uint8)
+        for _, _, (x0, y0, x1, y1) in chosen:
+            m[y0:y1, x0:x1] = 255
+        return m
+
+    found, rest = [], places
+    plain = [p for p in places if p[0]]
+    if plain:
+        # On a plain table, or a plain part of a busy one (a white mat laid on a carpet: a
+        # light card on it is no region unlike the table), the card is looked for by its
+        # faint edges.
+        found = find_outlines(frame_bgr, aspect, table=table, faint=True, mask=near(plain), **kw)
+        if busy and found and _has_picture(table):
+            # The faint edges of the mat's own printed boxes are no card's, as on a plain
+            # table (``_not_the_tables``).
+            found = [o for o, x in zip(found, table_own(found, frame_bgr, table.mean), strict=True) if not x]
+        rest = [p for p in places if not p[0]
+                or not any(cv2.pointPolygonTest(o.corners.astype(np.float32), p[1], False) >= 0 for o in found)]
+    if busy and rest:
+        # On a busy table (carpet, terrazzo) fainter edges are mostly more of its texture:
+        # the card is looked for as a region unlike the table where the faint edges found
+        # none (on grained wood a place may seem plain and still need it).
+        found = found + _merge(region_outlines(frame_bgr, min(1.0, WORK_WIDTH / w), aspect,
+                                               kw.get("min_long", MIN_LONG_SIDE), kw.get("max_long", np.inf),
+                                               mask=near(rest)))
     new = [o for o in found if all(_overlap(o.corners, p.corners) < 0.3 for p in outlines)]
     return _merge(list(outlines) + new) if new else outlines
 
@@ -928,11 +954,35 @@ def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
     lie along the table's lines are shared; a box printed on the mat shares all four.
     (The table's edge map misses faint lines: Canny keeps no strong pixel of them.)
     On a busy table (``table.busy``: terrazzo, a loop carpet) the table's picture has
-    steps nearly everywhere, under any card's sides too: all outlines are kept."""
+    steps nearly everywhere, under any card's sides too: all outlines are kept (but see
+    ``faint_outlines``)."""
     if getattr(table, "busy", False):
         return outlines
     own = table_own(outlines, colour, table.mean)
     return [o for o, x in zip(outlines, own, strict=True) if not x]
+
+
+PLAIN_RIM = 3
+"""Work pixels round a place that ``on_plain`` also looks at (a card's sides and the table
+just beyond them)."""
+
+
+def on_plain(table, frame_width: int, place, rim: int = PLAIN_RIM) -> bool:
+    """Whether ``place`` (a quadrilateral's corners in frame px, float; or a filled uint8
+    mask of the frame, at any scale) lies, with ``rim`` work px round it, on a plain part of
+    the table (``TableModel.plain_under``): always on a plain table."""
+    dense = getattr(table, "dense", None)
+    if dense is None:
+        return True
+    place = np.asarray(place)
+    if place.dtype == np.uint8:
+        mask = cv2.resize(place, (dense.shape[1], dense.shape[0]), interpolation=cv2.INTER_NEAREST)
+    else:
+        mask = np.zeros(dense.shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(place * (dense.shape[1] / frame_width)).astype(np.int32), 1)
+    if rim:
+        mask = cv2.dilate(mask, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8))
+    return table.plain_under(mask)
 
 
 def table_own(outlines: list, colour: np.ndarray, mean: np.ndarray) -> list:
