@@ -12,6 +12,8 @@ read back as its look-alike.
     python -m bench.plain_tuning.calibrations --group busy --seeds 500   # the tools' own busy textures
     python -m bench.plain_tuning.calibrations --group white-mat-busy --seeds 864   # the white A4 mat on them
     python -m bench.plain_tuning.calibrations --group patterned --seeds 875   # the tools' printed cloths
+    python -m bench.plain_tuning.calibrations --group white-mat-a4 --seeds 921   # the white A4 mat on plain cloth
+    python -m bench.plain_tuning.calibrations --group white-mat-a4 --seeds 924 --camera tuning-hard
 """
 from __future__ import annotations
 
@@ -35,12 +37,26 @@ PATTERNED = textures.GROUPS["patterned"]
 """The ``patterned`` group: the tools' own printed cloths (gingham, stripes, plaid)."""
 TEXTURED = {"busy": BUSY, "white-mat-busy": WHITE_MAT_BUSY, "patterned": PATTERNED}
 """The groups drawn on the tools' own textures (not groups of the tuning split)."""
+WHITE_MAT_A4 = tuple(f"mat:A4:white:{s}" for s in (*vs.SURFACES["tuning"]["cloth"],
+                                                  *vs.SURFACES["tuning"]["felt"]))
+"""The ``white-mat-a4`` group: the all-white A4 mat on the tuning split's plain cloths and
+felts (the tuning ``white-mat`` group has only the A3 mat)."""
+OWN = {**TEXTURED, "white-mat-a4": WHITE_MAT_A4}
+"""The groups of this tool (not groups of the tuning split), drawn by surface name."""
 ODD = 0.04
 """A face whose width/height differs from the deck's median by more than this is reported."""
 
 
-def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
-    """One calibration pass per seed and design; returns one dict per session."""
+TUNING_CAMERAS = ("tuning", "tuning-hard")
+"""Camera profiles a pass may be drawn with (``--camera``): the tuning split's and the
+poorer tuning camera."""
+
+
+def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print, camera: str = None) -> list:
+    """One calibration pass per seed and design; returns one dict per session.
+    ``camera``: a tuning camera profile instead of the tuning split's (``tuning-hard``)."""
+    if camera not in (None, *TUNING_CAMERAS):
+        raise ValueError(f"not a tuning camera: {camera}")
     import vision.deck_calibration as dc
     seen = {}
     check = dc.self_check
@@ -62,11 +78,11 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
                 k = vs.TUNING_DESIGNS.index(design)      # the same session whichever designs run
                 size = SIZES[(seed + k) % 2]
                 rng = np.random.default_rng([seed, 77, k])
-                if group in TEXTURED:
+                if group in OWN:
                     s = vs.draw_session(rng, "tuning", size=size, design=design,
-                                        surface=str(rng.choice(TEXTURED[group])))
+                                        surface=str(rng.choice(OWN[group])), profile=camera)
                 else:
-                    s = vs.draw_session(rng, "tuning", group, size=size, design=design)
+                    s = vs.draw_session(rng, "tuning", group, size=size, design=design, profile=camera)
                 seen.clear()
                 t0 = time.process_time()
                 deck, cal = calibrate_through_camera(s, np.random.default_rng(int(rng.integers(1 << 30))))
@@ -97,9 +113,11 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print) -> list:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy, patterned")
+    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy, patterned, white-mat-a4")
     ap.add_argument("--seeds", default="30,31,32,33", help="below 1000: tuning")
     ap.add_argument("--designs", default=",".join(vs.TUNING_DESIGNS))
+    ap.add_argument("--camera", choices=TUNING_CAMERAS, default=None,
+                    help="a tuning camera profile instead of the tuning split's")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     designs = [d for d in args.designs.split(",") if d]
@@ -109,9 +127,9 @@ def main(argv=None):
     seeds = [int(s) for s in args.seeds.split(",") if s]
     if any(1000 <= s < 2000 or s >= 5000 for s in seeds):
         ap.error("seeds from 1000 to 1999 and from 5000 on are for reports: tune with seeds below 1000")
-    if args.group not in vs.SURFACES["tuning"] and args.group not in TEXTURED:
-        ap.error(f"not a tuning surface group: {args.group} (choose {', '.join([*vs.SURFACES['tuning'], *TEXTURED])})")
-    rows = run(args.group, seeds, designs)
+    if args.group not in vs.SURFACES["tuning"] and args.group not in OWN:
+        ap.error(f"not a tuning surface group: {args.group} (choose {', '.join([*vs.SURFACES['tuning'], *OWN])})")
+    rows = run(args.group, seeds, designs, camera=args.camera)
     by = {}
     for r in rows:
         by.setdefault(r["design"], []).append(r["ok"])
