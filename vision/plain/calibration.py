@@ -234,3 +234,106 @@ def _corner_move(warp, shape) -> float:
     h, w = shape
     c = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     return float(np.linalg.norm(c @ warp[:, :2].T + warp[:, 2] - c, axis=1).max()) / h
+
+
+RIM_DEPTH = 0.08
+"""Depth (share of the face's width) of the band along each side whose look across the
+side is compared with the deck's rim (see :func:`rim_trims`)."""
+RIM_SHIFT = 0.09
+"""Largest strip of the table (share of the width) looked for along a side."""
+RIM_LEAST = 0.035
+"""Least strip trimmed: a slip of a pixel or two is the reader's to bear (read and play
+views are cut by the same finder), and is too narrow to tell from the rim's own wear."""
+RIM_GAIN = 0.5
+"""A side is trimmed only where the shifted band fits the deck's rim at least this much
+better (mean difference) than the band as cut ..."""
+RIM_STEP = 6.0
+"""... and better by at least this many grey levels."""
+RIM_SPANS = ((0.2, 0.45), (0.55, 0.8))
+"""Stretches of each side (share of its length) measured apart, so that a face cut askew
+(a strip that narrows along the side) is trimmed askew."""
+
+
+def _rim_bands(face: np.ndarray, w: int, depth: int, height: int = 200) -> dict:
+    """Each side's look across it, ``{(side, span): profile}`` (grey, ``depth`` px from
+    the side inwards, median along the span), of a face resized to ``w`` x ``height``."""
+    g = cv2.cvtColor(cv2.resize(face, (w, height), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+    g = g.astype(np.float32)
+    sides = {"top": g[:depth].T, "bottom": g[::-1][:depth].T, "left": g[:, :depth], "right": g[:, ::-1][:, :depth]}
+    out = {}
+    for side, band in sides.items():       # band: rows along the side, columns inwards
+        n = band.shape[0]
+        for k, (a, b) in enumerate(RIM_SPANS):
+            out[side, k] = np.median(band[int(a * n):int(b * n)], axis=0)
+    return out
+
+
+def _fit(profile: np.ndarray, rim: np.ndarray, shift: int) -> float:
+    """Mean difference of ``profile`` moved in by ``shift`` from ``rim``, their own
+    levels aside (the light differs across the table)."""
+    d = profile[shift:shift + len(rim)] - rim
+    return float(np.mean(np.abs(d - np.median(d))))
+
+
+def rim_trims(faces: dict, aspect: float) -> dict:
+    """The faces cut at an outline outside the card, with a strip of the table along
+    some of their sides: ``{card: {(side, span): strip}}`` (strip: share of the width).
+
+    A deck's faces share their rim (the card's border, the frame printed inside it). The
+    deck's rim along a side is the median look across that side over all its faces; a
+    stretch of a side whose band fits it far better when moved in by a strip than as cut
+    has that strip of the table along it (twins cut alike are judged each on its own).
+    A rim that is all paper (a plain white border) fits at any shift and trims nothing."""
+    w = int(round(200 * aspect))
+    n = int(round(RIM_DEPTH * w))
+    most = int(round(RIM_SHIFT * w))
+    bands = {c: _rim_bands(f, w, n + most) for c, f in faces.items()}
+    # Each side its own rim: a lamp's shadow along one side of every card, cut the same
+    # way in play, is the deck's, not a miscut.
+    rims = {side: np.median([p[:n] for b in bands.values() for (s, _), p in b.items() if s == side], axis=0)
+            for side in ("top", "bottom", "left", "right")}
+    out = {}
+    for c, b in bands.items():
+        for key, p in b.items():
+            fits = [_fit(p, rims[key[0]], s) for s in range(most + 1)]
+            best = int(np.argmin(fits))
+            if best > 0 and fits[best] <= RIM_GAIN * fits[0] and fits[0] - fits[best] >= RIM_STEP:
+                out.setdefault(c, {})[key] = best / w
+    # A face is cut again where a strip is wide enough to matter; then all its strips are
+    # trimmed, so that a side cut askew is straightened along its whole length.
+    return {c: strips for c, strips in out.items() if max(strips.values()) >= RIM_LEAST}
+
+
+def trimmed(face: np.ndarray, aspect: float, strips: dict) -> tuple:
+    """The face cut again inside the strips :func:`rim_trims` found along its sides, and
+    how much shorter it is (its new height over its old)."""
+    fh, fw = face.shape[:2]
+    w, h = int(round(200 * aspect)), 200
+    at = [(a + b) / 2 for a, b in RIM_SPANS]
+
+    def line(side):
+        t = [strips.get((side, k), 0.0) * w for k in range(len(RIM_SPANS))]
+        if side == "top":
+            return [(at[k] * w, t[k]) for k in (0, 1)]
+        if side == "bottom":
+            return [(at[k] * w, h - t[k]) for k in (0, 1)]
+        if side == "left":
+            return [(t[k], at[k] * h) for k in (0, 1)]
+        return [(w - t[k], at[k] * h) for k in (0, 1)]
+
+    def meet(p, q):
+        (x1, y1), (x2, y2) = p
+        (x3, y3), (x4, y4) = q
+        d = (x1 - x2) * (y3 - y4) - (y1 - y2) * (x3 - x4)
+        a, b = x1 * y2 - y1 * x2, x3 * y4 - y3 * x4
+        return ((a * (x3 - x4) - (x1 - x2) * b) / d, (a * (y3 - y4) - (y1 - y2) * b) / d)
+
+    top, right, bottom, left = (line(s) for s in ("top", "right", "bottom", "left"))
+    quad = np.float32([meet(top, left), meet(top, right), meet(bottom, right), meet(bottom, left)])
+    quad *= np.float32([fw / w, fh / h])
+    new_w = (np.hypot(*(quad[1] - quad[0])) + np.hypot(*(quad[2] - quad[3]))) / 2
+    new_h = (np.hypot(*(quad[3] - quad[0])) + np.hypot(*(quad[2] - quad[1]))) / 2
+    out_w = max(8, int(round(fh * new_w / new_h)))
+    dst = np.float32([[0, 0], [out_w, 0], [out_w, fh], [0, fh]])
+    m = cv2.getPerspectiveTransform(quad, dst)
+    return cv2.warpPerspective(face, m, (out_w, fh), flags=cv2.INTER_AREA), float(new_h / fh)
