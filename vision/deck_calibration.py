@@ -28,8 +28,8 @@ from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
 from vision.plain.find import on_plain
-from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, lone_card, miscut_faces, rim_trims,
-                                      trimmed)
+from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, lone_card, miscut_faces,
+                                      recut_faces)
 from vision.plain.straighten import face_of
 
 __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
@@ -560,10 +560,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         # A face cut at an outline outside the card (a strip of the table along a side:
         # the table's own lines or shade taken for the card's edge) is cut again at the
         # card's rim; its twin, cut alike, cannot vouch for it (see rim_trims).
-        deck_aspect = shape_and_size()[0]
-        for card, strips in rim_trims(faces, deck_aspect).items():
-            faces[card], shorter = trimmed(faces[card], deck_aspect, strips)
-            sizes[card] *= shorter
+        recut_faces(faces, sizes)
 
     aspect, size = shape_and_size()
     for n, card in enumerate(list(crops)):

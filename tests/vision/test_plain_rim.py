@@ -73,3 +73,26 @@ def test_a_well_cut_deck_is_left_alone(design, rng):
     aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
     assert rim_trims(faces, aspect) == {}
     assert 2 / (H * aspect) < RIM_LEAST
+
+
+@pytest.mark.usefixtures("need_art")
+def test_a_strip_fitted_on_a_well_cut_face_is_not_trimmed(rng, monkeypatch):
+    # A light rim's printed frame can fit the deck's rim as if it were the card's edge:
+    # the well-cut face, trimmed there, would be smaller than the deck's cards, and is
+    # kept as it was; the face cut outside the card, trimmed, is of the deck's size.
+    from vision.plain import calibration
+    cv2.setNumThreads(1)
+    laid = _laid("oxygen-white", rng)
+    faces = {c: _cut(*laid[c]) for c in DECK}
+    sizes = {c: 100.0 for c in DECK}
+    well, wide = DECK[0], DECK[1]
+    faces[wide] = _cut(*laid[wide], top=10, bottom=2)
+    sizes[wide] = 100.0 * faces[wide].shape[0] / H * (H + 12) / H
+    strip = 10 / (H * faces[well].shape[1] / faces[well].shape[0])
+    monkeypatch.setattr(calibration, "rim_trims", lambda f, a: {
+        well: {("top", 0): 0.08, ("top", 1): 0.08, ("left", 0): 0.08, ("left", 1): 0.08},
+        wide: {("top", 0): strip, ("top", 1): strip}})
+    before = faces[well].copy()
+    assert calibration.recut_faces(faces, sizes) == [wide]
+    assert np.array_equal(faces[well], before) and sizes[well] == 100.0
+    assert abs(sizes[wide] / 100.0 - 1) < 0.02

@@ -337,3 +337,27 @@ def trimmed(face: np.ndarray, aspect: float, strips: dict) -> tuple:
     dst = np.float32([[0, 0], [out_w, 0], [out_w, fh], [0, fh]])
     m = cv2.getPerspectiveTransform(quad, dst)
     return cv2.warpPerspective(face, m, (out_w, fh), flags=cv2.INTER_AREA), float(new_h / fh)
+
+
+def recut_faces(faces: dict, sizes: dict) -> list:
+    """Cut again, in place, the faces :func:`rim_trims` finds cut outside the card, where
+    the face cut again lies nearer the deck's shape and size (the medians) than as it was
+    cut; ``sizes``: each card's long side (any unit), shrunk with its face. Returns the
+    cards cut again.
+
+    A face cut at the card's own outline is of the deck's shape and size; trimmed, it would
+    be smaller. So a strip fitted wrongly (the frame printed inside a light rim taken for
+    the card's edge) is not trimmed."""
+    aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
+    size = float(np.median(list(sizes.values())))
+
+    def off(face, long_side) -> float:
+        return max(abs(face.shape[1] / face.shape[0] / aspect - 1), abs(long_side / size - 1))
+
+    done = []
+    for card, strips in rim_trims(faces, aspect).items():
+        face, shorter = trimmed(faces[card], aspect, strips)
+        if off(face, sizes[card] * shorter) <= off(faces[card], sizes[card]):
+            faces[card], sizes[card] = face, sizes[card] * shorter
+            done.append(card)
+    return done
