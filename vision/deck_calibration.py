@@ -556,16 +556,14 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         if better is not None:
             faces[card], sizes[card] = better[0], better[1] / frame_h[0]
 
-    def recut() -> None:
-        # A face cut at an outline outside the card (a strip of the table along a side:
-        # the table's own lines or shade taken for the card's edge) is cut again at the
-        # card's rim; its twin, cut alike, cannot vouch for it (see rim_trims).
-        recut_faces(faces, sizes)
-
     aspect, size = shape_and_size()
     for n, card in enumerate(list(crops)):
         second_look(card, blind=n < 2)
-    recut()
+    # A face cut at an outline outside the card (a strip of the table along a side: the
+    # table's own lines or shade taken for the card's edge) is cut again at the card's
+    # rim, here and before every build of the deck below; its twin, cut alike, cannot
+    # vouch for it (see rim_trims).
+    recut_faces(faces, sizes)
     # A face still not of the deck's shape and size was cut at another outline than the
     # card's: its template would not tell the card from its look-alikes. It is taken again
     # (and looked at again), at most ``RETAKES`` times.
@@ -584,7 +582,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         retaken[card] = retaken.get(card, 0) + 1
 
     while True:
-        recut()
+        recut_faces(faces, sizes)
         try:
             aspect, size = check_shapes(faces, sizes)
         except CalibrationError:
