@@ -74,8 +74,9 @@ def face_from_image(img: np.ndarray, what: str = "image") -> np.ndarray:
     return _face_and_size(img, what)[0]
 
 
-def _face_and_size(img: np.ndarray, what: str):
-    """(face, long side over picture height or None for a crop)."""
+def _face_and_size(img: np.ndarray, what: str, with_corners: bool = False):
+    """(face, long side over picture height or None for a crop); ``with_corners``: and
+    the outline's corners in the picture (None for a crop)."""
     img = _as_bgr(img, what) if img is None or img.ndim != 3 or img.shape[2] != 4 else img
     if img.shape[2] == 4:
         alpha = img[:, :, 3]
@@ -94,10 +95,11 @@ def _face_and_size(img: np.ndarray, what: str):
             if min(face.shape[:2]) < 40:
                 raise CalibrationError(f"{what}: the card is only {face.shape[1]}x{face.shape[0]} pixels: "
                                        "use at least 60 pixels of card height")
-            return face, None
+            return (face, None, None) if with_corners else (face, None)
         img = img[:, :, :3]
     o = lone_card(np.ascontiguousarray(img), None, what)
-    return face_of(img, o.corners), o.long_side / img.shape[0]
+    found = face_of(img, o.corners), o.long_side / img.shape[0]
+    return (*found, o.corners) if with_corners else found
 
 
 def _card_of_filename(path: Path) -> Optional[Card]:
@@ -160,11 +162,11 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
     used only by the check (see :func:`fresh_views`)."""
     folder = Path(folder)
     found, _ = _pictures(folder)
-    faces, sizes, bad, no_card = {}, {}, [], []
+    faces, sizes, corners, bad, no_card = {}, {}, {}, [], []
     for card, p in found.items():
         # Every photo is looked at, so that one message names all those to take again.
         try:
-            faces[card], sizes[card] = _face_and_size(_read_picture(p), p.name)
+            faces[card], sizes[card], corners[card] = _face_and_size(_read_picture(p), p.name, with_corners=True)
         except NoCardFound:
             no_card.append(p.name)
         except CalibrationError as exc:
@@ -189,22 +191,57 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
             raise
         # A card found at another outline than its own (a plank's seam taken for its side,
         # a line of its picture) is looked for again with the others' shape and size.
-        _refind_odd(found, faces, sizes)
+        _refind_odd(found, faces, sizes, corners)
         aspect, size = check_shapes(faces, sizes)
     if size:
         # A second look at each photo, now that the deck's shape and size are known: a
         # card first cut short by a line of its own picture is seen whole.
         for card, p in found.items():
             img = _as_bgr(_flatten(_read_picture(p)), p.name)
-            better = _second_look([img], aspect, size * img.shape[0])
+            better = _second_look([img], aspect, size * img.shape[0], with_corners=True)
             if better is not None:
-                faces[card] = better
+                faces[card], _, corners[card] = better
+        # A face cut inside the card, at the frame printed within a light rim, is cut
+        # again at the card's edge, outside the rim it lacks.
+        _grow_inner(found, faces, sizes, corners)
         aspect, size = check_shapes(faces, sizes)
     return build_deck(faces, name=name or folder.name, card_px=size)
 
 
-def _refind_odd(found: dict, faces: dict, sizes: dict) -> None:
-    """Each photo's face (in ``faces`` and ``sizes``) that differs from the others' median
+def _grow_inner(found: dict, faces: dict, sizes: dict, corners: dict) -> list:
+    """Each photo's face that :func:`calibration.inner_cuts` finds cut inside the card
+    cut again from its photo (``found``: ``{card: path}``) with its sides moved out by
+    the strips it lacks, where the face cut again fits the deck's rim as cut (neither
+    cut inside nor outside the card). Changes ``faces``, ``sizes`` and ``corners`` in
+    place; returns the cards cut again."""
+    from vision.plain.calibration import cut_quad, inner_cuts, rim_trims
+    from vision.plain.straighten import portrait_orders
+    aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
+    done = []
+    for card, strips in inner_cuts(faces, aspect).items():
+        if corners.get(card) is None:
+            continue
+        img = _as_bgr(_flatten(_read_picture(found[card])), found[card].name)
+        fh, fw = faces[card].shape[:2]
+        # The face's pixels map back to the photo through the warp that cut it (face_of).
+        order, _ = portrait_orders(corners[card])
+        rect = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]]) - 0.5
+        back = np.linalg.inv(cv2.getPerspectiveTransform(order.astype(np.float32), rect))
+        quad = cut_quad((fw, fh), aspect, {k: -v for k, v in strips.items()}) - 0.5
+        quad = cv2.perspectiveTransform(quad[None].astype(np.float64), back)[0].astype(np.float32)
+        face = face_of(img, quad)
+        # Not the deck's size: in a photo taken at a slant, cards nearer the camera look
+        # larger by more than the rim is wide (tuning photos: a 10♦ cut inside was 2%
+        # larger than the median already).
+        grown = {**faces, card: face}
+        if card not in inner_cuts(grown, aspect) and card not in rim_trims(grown, aspect):
+            faces[card], sizes[card], corners[card] = face, _long_side(quad) / img.shape[0], quad
+            done.append(card)
+    return done
+
+
+def _refind_odd(found: dict, faces: dict, sizes: dict, corners: Optional[dict] = None) -> None:
+    """Each photo's face (in ``faces``, ``sizes`` and ``corners`` if given) that differs from the others' median
     shape or size as ``check_shapes`` refuses it, replaced where one outline alone is
     found in its photo with the median's shape (or that shape seen at a slant) and size
     (the photo at its own size too)."""
@@ -232,12 +269,16 @@ def _refind_odd(found: dict, faces: dict, sizes: dict) -> None:
                     face = cv2.resize(face, (max(1, round(face.shape[0] * aspect)), face.shape[0]),
                                       interpolation=cv2.INTER_AREA)
                 faces[card], sizes[card] = face, outlines[0].long_side / img.shape[0]
+                if corners is not None:
+                    # A face brought back to the deck's proportions is no longer face_of
+                    # its corners: it is not grown (_grow_inner).
+                    corners[card] = None if slant else outlines[0].corners
                 break
 
 
 def _second_look(frames: list, aspect: float, size_px: float, blind: bool = False,
                  tables: Optional[list] = None, odd: bool = False, with_size: bool = False,
-                 pictures: Optional[list] = None):
+                 pictures: Optional[list] = None, with_corners: bool = False):
     """The card's face found again in its frames (or crops of them) with the deck's shape
     and size known, when that finds it larger than the first look did, around the first
     outline (cut short by a line of its own picture), in every frame; else None. With
@@ -246,7 +287,8 @@ def _second_look(frames: list, aspect: float, size_px: float, blind: bool = Fals
     line of its picture or of the table), whenever it is found alone with the deck's
     shape in every frame. ``tables``: the empty table's edges around the card in each
     frame (``_TableAround``), so that the mat's lines are not taken for the card's.
-    ``with_size``: ``(face, long side in px)`` instead of the face. ``pictures``: the empty
+    ``with_size``: ``(face, long side in px)`` instead of the face; ``with_corners``:
+    ``(face, long side in px, corners)`` (the corners' median over the frames). ``pictures``: the empty
     table's picture around the card in each frame; with ``odd``, where the card is not
     found with the deck's shape, its outline is grown to its edge (``find.grow_to_table``:
     a light card on the white mat, cut at the frame line printed inside its rim, whose
@@ -286,8 +328,11 @@ def _second_look(frames: list, aspect: float, size_px: float, blind: bool = Fals
         runs.append((frame, b.corners))
     if not runs:
         return None
-    face = _average_face(runs)
-    return (face, float(np.median([_long_side(q) for _, q in runs]))) if with_size else face
+    face, corners = _average_face(runs, with_corners=True)
+    long_side = float(np.median([_long_side(q) for _, q in runs]))
+    if with_corners:
+        return face, long_side, corners
+    return (face, long_side) if with_size else face
 
 
 ODD_SHAPE = 0.04
@@ -940,10 +985,10 @@ def _long_side(q) -> float:
     return max((s[0] + s[2]) / 2, (s[1] + s[3]) / 2)
 
 
-def _average_face(run) -> np.ndarray:
+def _average_face(run, with_corners: bool = False):
     """The card's face from the still frames: each frame straightened by the corners'
     median over the frames (the outline wavers, the card does not) and averaged, so
-    that the sensor's noise averages out."""
+    that the sensor's noise averages out. ``with_corners``: (face, the median corners)."""
     first = run[0][1]
     aligned = [min((np.roll(q, k, axis=0) for k in range(4)), key=lambda r: np.abs(r - first).max())
                for _, q in run]
@@ -951,4 +996,5 @@ def _average_face(run) -> np.ndarray:
     stack = [face_of(frame, q).astype(np.float32) for frame, _ in run]
     h, w = stack[0].shape[:2]
     stack = [cv2.resize(f, (w, h)) if f.shape[:2] != (h, w) else f for f in stack]
-    return np.clip(np.mean(stack, axis=0), 0, 255).astype(np.uint8)
+    face = np.clip(np.mean(stack, axis=0), 0, 255).astype(np.uint8)
+    return (face, q) if with_corners else face

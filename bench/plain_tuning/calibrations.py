@@ -6,7 +6,8 @@ pass (``bench.vision_plain.calibrate_through_camera``). Printed per session: pas
 the error, the cards the self-check did not read back, and the faces whose shape
 (width/height) differs from the deck's median by more than 4%: a face cut at a line of
 its own picture or of the table instead of the card's edge, the usual cause of a card
-read back as its look-alike.
+read back as its look-alike; and the faces that lack the deck's rim (cut inside the
+card, ``calibration.inner_cuts``).
 
     python -m bench.plain_tuning.calibrations --group mat --seeds 30,31,32,33
     python -m bench.plain_tuning.calibrations --group busy --seeds 500   # the tools' own busy textures
@@ -27,6 +28,7 @@ import numpy as np
 from bench import vision_sets as vs
 from bench.plain_tuning import textures
 from bench.vision_plain import SIZES, calibrate_through_camera
+from vision.plain.calibration import inner_cuts
 
 BUSY = textures.GROUPS["busy"]
 """The ``busy`` group: the tuning tools' own busy surfaces (carpet, grained wood, a woven
@@ -91,7 +93,7 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print, camera: str = N
                        "cpu_s": round(time.process_time() - t0, 1), "frames": cal["frames"],
                        "retakes": sum(" again," in m for m in cal["said"]),
                        "moves": sum("move it" in m for m in cal["said"]),
-                       "not_read_back": {}, "odd_faces": {}}
+                       "not_read_back": {}, "odd_faces": {}, "cut_inside": []}
                 if "deck" in seen:
                     d = seen["deck"]
                     shape = np.array([f.shape[1] / f.shape[0] for f in d.faces])
@@ -99,12 +101,14 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print, camera: str = N
                     row["odd_faces"] = {str(c): round(float(a), 3) for c, a in zip(d.cards, shape)
                                         if abs(a / med - 1) > ODD}
                     row["not_read_back"] = {str(c): why for c, why in seen["check"]["bad"].items()}
+                    row["cut_inside"] = sorted(str(c) for c in inner_cuts(dict(zip(d.cards, d.faces)), med))
                 rows.append(row)
                 log(f"{seed} {design:13s} {s.surface:24s} {size[0]}x{size[1]} card {row['card_px']}px "
                     f"{'ok  ' if row['ok'] else 'FAIL'} {row['frames']} frames, {row['retakes']} retakes, "
                     f"{row['moves']} moves, {row['cpu_s']} s {(row['error'] or '')[:110]}")
-                if row["not_read_back"] or row["odd_faces"]:
-                    log(f"     not read back: {row['not_read_back']}  odd faces: {row['odd_faces']}")
+                if row["not_read_back"] or row["odd_faces"] or row["cut_inside"]:
+                    log(f"     not read back: {row['not_read_back']}  odd faces: {row['odd_faces']}"
+                        f"  cut inside the card: {row['cut_inside']}")
     finally:
         dc.self_check = check
         busy.__exit__(None, None, None)

@@ -1,11 +1,11 @@
-"""A calibration face cut at an outline outside the card (a strip of the table along some sides) is cut again at the card's rim, even when its twin was cut alike; well-cut faces are left alone."""
+"""A calibration face cut at an outline outside the card (a strip of the table along some sides) is cut again at the card's rim, even when its twin was cut alike; one cut inside the card (at the frame printed within its rim) is cut again at its edge; well-cut faces are left alone."""
 import cv2
 import numpy as np
 import pytest
 
 from engine.cards import DECK
 from vision import art
-from vision.plain.calibration import RIM_LEAST, rim_trims, trimmed
+from vision.plain.calibration import RIM_LEAST, inner_cuts, rim_trims, trimmed
 
 H = 200
 TABLE = (118, 121, 124)     # the white mat's paper in a dim room, as the camera sees it
@@ -74,6 +74,7 @@ def test_a_well_cut_deck_is_left_alone(design, rng):
         faces[c] = _cut(*laid[c], top=int(s[0]), left=int(s[1]), bottom=int(s[2]), right=int(s[3]))
     aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
     assert rim_trims(faces, aspect) == {}
+    assert inner_cuts(faces, aspect) == {}
     assert 2 / (H * aspect) < RIM_LEAST
 
 
@@ -98,3 +99,61 @@ def test_a_strip_fitted_on_a_well_cut_face_is_not_trimmed(rng, monkeypatch):
     assert calibration.recut_faces(faces, sizes) == [wide]
     assert np.array_equal(faces[well], before) and sizes[well] == 100.0
     assert abs(sizes[wide] / 100.0 - 1) < 0.02
+
+
+INSIDE = 7
+"""Pixels (of 200) between a light rim's edge and the frame printed inside it, as the
+Oxygen decks print it."""
+
+
+@pytest.mark.usefixtures("need_art")
+@pytest.mark.parametrize("design", ["oxygen", "oxygen-air"])
+def test_faces_cut_inside_the_card_are_named(design, rng):
+    cv2.setNumThreads(1)
+    laid = _laid(design, rng)
+    faces = {c: _cut(*laid[c]) for c in DECK}
+    inside = {"10H", "10D"}
+    for c in DECK:
+        if str(c) in inside:
+            faces[c] = _cut(*laid[c], top=-INSIDE, left=-INSIDE, bottom=-INSIDE, right=-INSIDE)
+    aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
+    found = inner_cuts(faces, aspect)
+    assert {str(c) for c in found} == inside
+    if design == "oxygen-air":
+        # A plain light rim, cut inside with no frame there: the face lacks the card's
+        # edge, but how much rim it lacks cannot be told.
+        return
+    for strips in found.values():
+        # Each side lacks about the strip it was cut inside by (stretched to the face's
+        # height as cut).
+        width = H * aspect
+        assert all(abs(v * width - INSIDE * H / (H - 2 * INSIDE)) <= 2 for v in strips.values()), strips
+
+
+@pytest.mark.usefixtures("need_art")
+def test_a_photo_cut_inside_the_card_is_cut_again_at_its_edge(rng, tmp_path):
+    # From photos (calibrate deck --from-dir), a face cut inside its rim is cut again from
+    # its photo with its sides moved out, and then lies on the face cut at the card's edge.
+    from vision.deck_calibration import _grow_inner
+    from vision.plain.straighten import face_of
+    cv2.setNumThreads(1)
+    laid = _laid("oxygen", rng)
+    found, faces, sizes, corners = {}, {}, {}, {}
+    inside = DECK[7]
+    for c in DECK:
+        picture, (x, y, w, h) = laid[c]
+        found[c] = tmp_path / f"{c}.png"
+        cv2.imwrite(str(found[c]), picture)
+        k = INSIDE if c == inside else 0
+        corners[c] = np.float32([[x + k, y + k], [x + w - k, y + k], [x + w - k, y + h - k], [x + k, y + h - k]])
+        faces[c] = face_of(picture, corners[c])
+        sizes[c] = (h - 2 * k) / picture.shape[0]
+    well = face_of(laid[inside][0], np.float32([[30, 30], [30 + laid[inside][1][2], 30],
+                                                 [30 + laid[inside][1][2], 30 + laid[inside][1][3]],
+                                                 [30, 30 + laid[inside][1][3]]]))
+    as_cut = faces[inside]
+    assert _grow_inner(found, faces, sizes, corners) == [inside]
+    grown = cv2.resize(faces[inside], well.shape[1::-1])
+    assert np.abs(grown.astype(float) - well).mean() < 0.3 * np.abs(
+        cv2.resize(as_cut, well.shape[1::-1]).astype(float) - well).mean()
+    assert abs(sizes[inside] / sizes[DECK[0]] - 1) < 0.03

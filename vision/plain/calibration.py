@@ -277,39 +277,75 @@ def _fit(profile: np.ndarray, rim: np.ndarray, shift: int) -> float:
     return float(np.mean(np.abs(d - np.median(d))))
 
 
-def rim_trims(faces: dict, aspect: float) -> dict:
-    """The faces cut at an outline outside the card, with a strip of the table along
-    some of their sides: ``{card: {(side, span): strip}}`` (strip: share of the width).
+def _rim_shifts(faces: dict, aspect: float, outward: bool) -> dict:
+    """``{card: {(side, span): strip}}``: the stretches of the faces' sides whose band fits
+    the deck's rim far better moved by a strip (share of the width) than as cut: moved
+    in (the face holds a strip of the table) or, with ``outward``, out (the face was cut
+    inside the card and lacks its rim).
 
     A deck's faces share their rim (the card's border, the frame printed inside it). The
-    deck's rim along a side is the median look across that side over all its faces; a
-    stretch of a side whose band fits it far better when moved in by a strip than as cut
-    has that strip of the table along it (twins cut alike are judged each on its own).
-    A rim that is all paper (a plain white border) fits at any shift and trims nothing."""
+    deck's rim along a side is the median look across that side over all its faces."""
     w = int(round(RIM_HEIGHT * aspect))
     n = int(round(RIM_DEPTH * w))
     most = int(round(RIM_SHIFT * w))
     bands = {c: _rim_bands(f, w, n + most) for c, f in faces.items()}
     # Each side its own rim: a lamp's shadow along one side of every card, cut the same
     # way in play, is the deck's, not a miscut.
-    rims = {side: np.median([p[:n] for b in bands.values() for (s, _), p in b.items() if s == side], axis=0)
+    rims = {side: np.median([p for b in bands.values() for (s, _), p in b.items() if s == side], axis=0)
             for side in ("top", "bottom", "left", "right")}
-    out = {}
+    out: dict = {}
     for c, b in bands.items():
         for key, p in b.items():
-            fits = [_fit(p, rims[key[0]], s) for s in range(most + 1)]
+            rim = rims[key[0]]
+            if outward:
+                fits = [_fit(rim, p[:n], s) for s in range(most + 1)]
+            else:
+                fits = [_fit(p, rim[:n], s) for s in range(most + 1)]
             best = int(np.argmin(fits))
             if best > 0 and fits[best] <= RIM_GAIN * fits[0] and fits[0] - fits[best] >= RIM_STEP:
                 out.setdefault(c, {})[key] = best / w
+    return out
+
+
+def rim_trims(faces: dict, aspect: float) -> dict:
+    """The faces cut at an outline outside the card, with a strip of the table along
+    some of their sides: ``{card: {(side, span): strip}}`` (strip: share of the width).
+
+    A stretch of a side whose band fits the deck's rim far better when moved in by a
+    strip than as cut has that strip of the table along it (twins cut alike are judged
+    each on its own). A rim that is all paper (a plain white border) fits at any shift
+    and trims nothing."""
     # A face is cut again where a strip is wide enough to matter; then all its strips are
     # trimmed, so that a side cut askew is straightened along its whole length.
-    return {c: strips for c, strips in out.items() if max(strips.values()) >= RIM_LEAST}
+    return {c: strips for c, strips in _rim_shifts(faces, aspect, outward=False).items()
+            if max(strips.values()) >= RIM_LEAST}
 
 
-def trimmed(face: np.ndarray, aspect: float, strips: dict) -> tuple:
-    """The face cut again inside the strips :func:`rim_trims` found along its sides, and
-    how much shorter it is (its new height over its old)."""
-    fh, fw = face.shape[:2]
+INNER_SIDES = 3
+"""Least sides along which a face lacks the deck's rim to be taken for one cut inside the
+card (at the frame printed within its rim). A frame cuts every side; one side alone may
+lack it for other reasons (a dark card's edge on a dark table, a corner folded)."""
+
+
+def inner_cuts(faces: dict, aspect: float) -> dict:
+    """The faces cut inside the card, at a line printed within its rim (a light rim's
+    frame), that lack the rim along ``INNER_SIDES`` sides or more: ``{card: {(side, span):
+    strip}}``, each strip (share of the width) to be added outside that side.
+
+    Such a face, read against play views cut at the card's own edge, takes another card's
+    rim for its own (a 10♥ cut so was read as the 9♥ on tuning photos)."""
+    out = {}
+    for c, strips in _rim_shifts(faces, aspect, outward=True).items():
+        if max(strips.values()) >= RIM_LEAST and len({side for side, _ in strips}) >= INNER_SIDES:
+            out[c] = strips
+    return out
+
+
+def cut_quad(face_size: tuple, aspect: float, strips: dict) -> np.ndarray:
+    """The quadrilateral (face pixels, clockwise from the top-left) whose sides lie the
+    strips :func:`rim_trims` found inside the face's sides (negative strips: outside,
+    as :func:`inner_cuts` gives them negated). ``face_size``: (width, height)."""
+    fw, fh = face_size
     w, h = int(round(RIM_HEIGHT * aspect)), RIM_HEIGHT
     at = [(a + b) / 2 for a, b in RIM_SPANS]
 
@@ -332,7 +368,14 @@ def trimmed(face: np.ndarray, aspect: float, strips: dict) -> tuple:
 
     top, right, bottom, left = (line(s) for s in ("top", "right", "bottom", "left"))
     quad = np.float32([meet(top, left), meet(top, right), meet(bottom, right), meet(bottom, left)])
-    quad *= np.float32([fw / w, fh / h])
+    return quad * np.float32([fw / w, fh / h])
+
+
+def trimmed(face: np.ndarray, aspect: float, strips: dict) -> tuple:
+    """The face cut again inside the strips :func:`rim_trims` found along its sides, and
+    how much shorter it is (its new height over its old)."""
+    fh = face.shape[0]
+    quad = cut_quad((face.shape[1], fh), aspect, strips)
     new_w = (np.hypot(*(quad[1] - quad[0])) + np.hypot(*(quad[2] - quad[3]))) / 2
     new_h = (np.hypot(*(quad[3] - quad[0])) + np.hypot(*(quad[2] - quad[1]))) / 2
     out_w = max(8, int(round(fh * new_w / new_h)))
