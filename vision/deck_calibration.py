@@ -28,8 +28,8 @@ from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
 from vision.plain.find import on_plain
-from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, lone_card, miscut_faces,
-                                      recut_faces)
+from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, inner_cuts, lone_card,
+                                      miscut_faces, recut_faces)
 from vision.plain.straighten import face_of
 
 __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
@@ -659,6 +659,9 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         # a rank unlike each other (queens, aces), which the check cannot tell from a bad
         # cut, and the reader refuses twins whose faces differ only so (read.laid_on).
         again += [c for c in miscut_faces(faces, aspect) if retaken.get(c, 0) < CHECK_RETAKES and c not in again]
+        # So is a face cut inside the card, lacking the deck's rim (calibration.inner_cuts):
+        # live frames are not kept whole, so it is not cut again from them as from a photo.
+        again += [c for c in inner_cuts(faces, aspect) if retaken.get(c, 0) < CHECK_RETAKES and c not in again]
         # A face not of the deck's shape and size (still so after ``RETAKES``, or taken
         # again above and cut wrongly this time) is taken again too: it was cut at another
         # outline than the card's, and is never kept (below).

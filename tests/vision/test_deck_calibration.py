@@ -532,6 +532,25 @@ def test_a_card_the_check_does_not_read_back_is_taken_again_once(monkeypatch):
 
 
 @needs_art
+def test_a_face_cut_inside_the_card_is_taken_again(monkeypatch):
+    # Live, a face that lacks the deck's rim (cut inside the card: test_plain_rim) is
+    # asked for again, though the check read it back; the deck is made from the new face.
+    import vision.deck_calibration as dc
+    real, calls = dc.inner_cuts, []
+
+    def inner(faces, aspect):
+        calls.append(faces[Card("JH")])
+        return {Card("JH"): {("top", 0): 0.05}} if len(calls) == 1 else real(faces, aspect)
+
+    monkeypatch.setattr(dc, "inner_cuts", inner)
+    cards = [Card("9S"), Card("QC"), Card("KC"), Card("JH")]
+    said = []
+    deck, faces = calibrate_live(_asking_camera(said), announce=said.append, stable=4, cards=cards)
+    assert said[4:] == ["show the jack of hearts (JH) again, alone, face up"]
+    assert len(calls) == 2 and calls[1] is faces[Card("JH")] and calls[1] is not calls[0]
+
+
+@needs_art
 def test_a_deck_whose_check_reads_back_too_few_cards_is_not_made(monkeypatch):
     # However often they are taken again, two of four cards are never read back: such a
     # deck would be refused half the time in play, and the pass says so instead.
