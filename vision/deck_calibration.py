@@ -29,7 +29,7 @@ from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
 from vision.plain.find import on_plain
 from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, inner_cuts, lone_card,
-                                      miscut_faces, recut_faces)
+                                      miscut_faces, recut_faces, rim_misfit)
 from vision.plain.straighten import face_of
 
 __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
@@ -195,11 +195,17 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
         aspect, size = check_shapes(faces, sizes)
     if size:
         # A second look at each photo, now that the deck's shape and size are known: a
-        # card first cut short by a line of its own picture is seen whole.
+        # card first cut short by a line of its own picture is seen whole. Its outline is
+        # taken only where its face then fits the deck's rim as well as before: in a photo
+        # taken at a slant a card's proportions are not the deck's, and the outline
+        # found with the deck's proportions can be a larger quadrilateral askew across
+        # the card, with the table at two corners (a J♦ on tuning photos, then refused by
+        # its check as taken for the Q♦).
+        first = dict(faces)
         for card, p in found.items():
             img = _as_bgr(_flatten(_read_picture(p)), p.name)
             better = _second_look([img], aspect, size * img.shape[0], with_corners=True)
-            if better is not None:
+            if better is not None and rim_misfit(better[0], first, aspect) <= rim_misfit(first[card], first, aspect):
                 faces[card], _, corners[card] = better
         # A face cut inside the card, at the frame printed within a light rim, is cut
         # again at the card's edge, outside the rim it lacks.

@@ -157,3 +157,24 @@ def test_a_photo_cut_inside_the_card_is_cut_again_at_its_edge(rng, tmp_path):
     assert np.abs(grown.astype(float) - well).mean() < 0.3 * np.abs(
         cv2.resize(as_cut, well.shape[1::-1]).astype(float) - well).mean()
     assert abs(sizes[inside] / sizes[DECK[0]] - 1) < 0.03
+
+
+@pytest.mark.usefixtures("need_art")
+def test_a_face_askew_across_the_card_fits_the_deck_rim_worse_than_one_cut_at_its_edge(rng):
+    # Calibration from photos keeps the second look's outline only where its face fits
+    # the deck's rim as well as the first look's: a quadrilateral askew across the card,
+    # with the table at two corners, does not; a face first cut inside the card, at the
+    # frame within its rim, fits worse than the card cut at its edge.
+    from vision.plain.calibration import rim_misfit
+    from vision.plain.straighten import face_of
+    cv2.setNumThreads(1)
+    laid = _laid("oxygen", rng)
+    faces = {c: _cut(*laid[c]) for c in DECK}
+    aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
+    card = DECK[14]
+    picture, (x, y, w, h) = laid[card]
+    well = faces[card]
+    askew = face_of(picture, np.float32([[x - 8, y - 6], [x + w + 2, y - 2], [x + w + 8, y + h + 6], [x - 2, y + h + 2]]))
+    inside = _cut(picture, (x, y, w, h), top=-INSIDE, left=-INSIDE, bottom=-INSIDE, right=-INSIDE)
+    assert rim_misfit(well, faces, aspect) < 0.5 * rim_misfit(askew, faces, aspect)
+    assert rim_misfit(well, faces, aspect) < 0.5 * rim_misfit(inside, faces, aspect)

@@ -277,14 +277,9 @@ def _fit(profile: np.ndarray, rim: np.ndarray, shift: int) -> float:
     return float(np.mean(np.abs(d - np.median(d))))
 
 
-def _rim_shifts(faces: dict, aspect: float, outward: bool) -> dict:
-    """``{card: {(side, span): strip}}``: the stretches of the faces' sides whose band fits
-    the deck's rim far better moved by a strip (share of the width) than as cut: moved
-    in (the face holds a strip of the table) or, with ``outward``, out (the face was cut
-    inside the card and lacks its rim).
-
-    A deck's faces share their rim (the card's border, the frame printed inside it). The
-    deck's rim along a side is the median look across that side over all its faces."""
+def _deck_rim(faces: dict, aspect: float) -> tuple:
+    """(face width, band depth, largest shift (px at ``RIM_HEIGHT``), each face's bands,
+    the deck's rim along each side: the median band over all faces)."""
     w = int(round(RIM_HEIGHT * aspect))
     n = int(round(RIM_DEPTH * w))
     most = int(round(RIM_SHIFT * w))
@@ -293,6 +288,27 @@ def _rim_shifts(faces: dict, aspect: float, outward: bool) -> dict:
     # way in play, is the deck's, not a miscut.
     rims = {side: np.median([p for b in bands.values() for (s, _), p in b.items() if s == side], axis=0)
             for side in ("top", "bottom", "left", "right")}
+    return w, n, most, bands, rims
+
+
+def rim_misfit(face: np.ndarray, faces: dict, aspect: float) -> float:
+    """How far the look across a face's sides, as cut, is from the deck's rim (the
+    mean difference, grey levels, over the sides' stretches), the rim being that of
+    ``faces``: small for a face cut at the card's edge, large for one cut inside the
+    card or with a strip of the table along a side."""
+    w, n, most, _, rims = _deck_rim(faces, aspect)
+    return float(np.mean([_fit(p, rims[side][:n], 0) for (side, _), p in _rim_bands(face, w, n + most).items()]))
+
+
+def _rim_shifts(faces: dict, aspect: float, outward: bool) -> dict:
+    """``{card: {(side, span): strip}}``: the stretches of the faces' sides whose band fits
+    the deck's rim far better moved by a strip (share of the width) than as cut: moved
+    in (the face holds a strip of the table) or, with ``outward``, out (the face was cut
+    inside the card and lacks its rim).
+
+    A deck's faces share their rim (the card's border, the frame printed inside it). The
+    deck's rim along a side is the median look across that side over all its faces."""
+    w, n, most, bands, rims = _deck_rim(faces, aspect)
     out: dict = {}
     for c, b in bands.items():
         for key, p in b.items():
