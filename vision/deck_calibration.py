@@ -334,10 +334,11 @@ def _second_look(frames: list, aspect: float, size_px: float, blind: bool = Fals
         runs.append((frame, b.corners))
     if not runs:
         return None
-    face, corners = _average_face(runs, with_corners=True)
     long_side = float(np.median([_long_side(q) for _, q in runs]))
     if with_corners:
+        face, corners = _average_face(runs, with_corners=True)
         return face, long_side, corners
+    face = _average_face(runs)
     return (face, long_side) if with_size else face
 
 

@@ -34,13 +34,18 @@ def _cut(picture, box, top=0, left=0, bottom=0, right=0) -> np.ndarray:
     return cv2.resize(cut, (int(round(H * cut.shape[1] / cut.shape[0])), H), interpolation=cv2.INTER_AREA)
 
 
+def _deck(design: str, rng) -> tuple:
+    """(each card laid on the table, each face cut at the card's box, the deck's width/height)."""
+    laid = _laid(design, rng)
+    faces = {c: _cut(*laid[c]) for c in DECK}
+    return laid, faces, float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
+
+
 @pytest.mark.usefixtures("need_art")
 @pytest.mark.parametrize("design", ["oxygen", "dondorf"])
 def test_twins_cut_alike_outside_the_card_are_cut_again_at_their_rim(design, rng):
     cv2.setNumThreads(1)
-    laid = _laid(design, rng)
-    faces = {c: _cut(*laid[c]) for c in DECK}
-    aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
+    laid, faces, aspect = _deck(design, rng)
     # Q♥ and Q♦ cut alike, with a strip of the mat along their top and left sides (so
     # that the twins vouch for each other in miscut_faces); K♣ askew, along its bottom.
     strip = 10
@@ -110,13 +115,11 @@ Oxygen decks print it."""
 @pytest.mark.parametrize("design", ["oxygen", "oxygen-air"])
 def test_faces_cut_inside_the_card_are_named(design, rng):
     cv2.setNumThreads(1)
-    laid = _laid(design, rng)
-    faces = {c: _cut(*laid[c]) for c in DECK}
+    laid, faces, aspect = _deck(design, rng)
     inside = {"10H", "10D"}
     for c in DECK:
         if str(c) in inside:
             faces[c] = _cut(*laid[c], top=-INSIDE, left=-INSIDE, bottom=-INSIDE, right=-INSIDE)
-    aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
     found = inner_cuts(faces, aspect)
     assert {str(c) for c in found} == inside
     if design == "oxygen-air":
@@ -168,9 +171,7 @@ def test_a_face_askew_across_the_card_fits_the_deck_rim_worse_than_one_cut_at_it
     from vision.plain.calibration import rim_misfit
     from vision.plain.straighten import face_of
     cv2.setNumThreads(1)
-    laid = _laid("oxygen", rng)
-    faces = {c: _cut(*laid[c]) for c in DECK}
-    aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
+    laid, faces, aspect = _deck("oxygen", rng)
     card = DECK[14]
     picture, (x, y, w, h) = laid[card]
     well = faces[card]
