@@ -28,9 +28,9 @@ from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
 from vision.plain.find import on_plain
-from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, inner_cuts, lone_card,
-                                      miscut_faces, recut_faces, rim_misfit)
-from vision.plain.straighten import face_of
+from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, cut_quad, inner_cuts,
+                                      lone_card, miscut_faces, recut_faces, rim_misfit, rim_trims)
+from vision.plain.straighten import face_of, portrait_orders
 
 __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
            "calibrate_live", "fresh_views", "self_check", "close_pairs"]
@@ -220,8 +220,6 @@ def _grow_inner(found: dict, faces: dict, sizes: dict, corners: dict) -> list:
     the strips it lacks, where the face cut again fits the deck's rim as cut (neither
     cut inside nor outside the card). Changes ``faces``, ``sizes`` and ``corners`` in
     place; returns the cards cut again."""
-    from vision.plain.calibration import cut_quad, inner_cuts, rim_trims
-    from vision.plain.straighten import portrait_orders
     aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
     done = []
     for card, strips in inner_cuts(faces, aspect).items():

@@ -358,9 +358,9 @@ def inner_cuts(faces: dict, aspect: float) -> dict:
 
 
 def cut_quad(face_size: tuple, aspect: float, strips: dict) -> np.ndarray:
-    """The quadrilateral (face pixels, clockwise from the top-left) whose sides lie the
-    strips :func:`rim_trims` found inside the face's sides (negative strips: outside,
-    as :func:`inner_cuts` gives them negated). ``face_size``: (width, height)."""
+    """The quadrilateral (face pixels, clockwise from the top-left) whose sides lie inside
+    the face's sides by the strips :func:`rim_trims` found (negative strips: outside, as
+    :func:`inner_cuts` gives them, negated). ``face_size``: (width, height)."""
     fw, fh = face_size
     w, h = int(round(RIM_HEIGHT * aspect)), RIM_HEIGHT
     at = [(a + b) / 2 for a, b in RIM_SPANS]
