@@ -111,7 +111,9 @@ class Hub:
         if username is not None:
             self._client.username_pw_set(username, password)
         self._client.on_connect = self._on_connect
+        self._client.on_subscribe = self._on_subscribe
         self._client.on_disconnect = self._on_disconnect
+        self._subscribing = None
         self._client.on_message = self._on_message
         self._client.reconnect_delay_set(0.1, 2.0)
         self._client.max_queued_messages_set(0)
@@ -143,11 +145,16 @@ class Hub:
                       reason_code)
             return
         self.stats["connects"] += 1
-        client.subscribe([(f"{topics.PREFIX}/+/t/+/ev", topics.QOS),
-                          (f"{topics.PREFIX}/+/t/+/status", topics.QOS)])
+        _, self._subscribing = client.subscribe([(f"{topics.PREFIX}/+/t/+/ev", topics.QOS),
+                                                 (f"{topics.PREFIX}/+/t/+/status", topics.QOS)])
         # A broker that was restarted lost its retained acks: publish them all again.
         self._inbox.put(("reack", None, None, None))
-        self.connected.set()
+
+    def _on_subscribe(self, client, userdata, mid, reason_codes, properties=None):
+        # Connected means the hall hears the tables: a table's event published after the
+        # connection but before the broker took the subscription would not reach it.
+        if mid == self._subscribing:
+            self.connected.set()
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties=None):
         self.connected.clear()
