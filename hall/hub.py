@@ -105,6 +105,7 @@ class Hub:
         self._stop = threading.Event()
         self._lock = threading.RLock()
         self.connected = threading.Event()
+        self._subscribing = None        # the mid of the subscriptions sent at the last connection
         self._client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                                    client_id=client_id or f"hall-{night}",
                                    protocol=mqtt.MQTTv311, clean_session=False)
@@ -113,7 +114,6 @@ class Hub:
         self._client.on_connect = self._on_connect
         self._client.on_subscribe = self._on_subscribe
         self._client.on_disconnect = self._on_disconnect
-        self._subscribing = None
         self._client.on_message = self._on_message
         self._client.reconnect_delay_set(0.1, 2.0)
         self._client.max_queued_messages_set(0)

@@ -28,8 +28,8 @@ from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
 from vision.plain.find import on_plain
-from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, cut_quad, inner_cuts,
-                                      lone_card, miscut_faces, recut_faces, rim_misfit, rim_trims)
+from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, cut_quad, deck_rim,
+                                      inner_cuts, lone_card, miscut_faces, recut_faces, rim_misfit, rim_trims)
 from vision.plain.straighten import face_of, portrait_orders
 
 __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
@@ -201,11 +201,11 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
         # found with the deck's proportions can be a larger quadrilateral askew across
         # the card, with the table at two corners (a J♦ on tuning photos, then refused by
         # its check as taken for the Q♦).
-        first = dict(faces)
+        rim = deck_rim(faces, aspect)
         for card, p in found.items():
             img = _as_bgr(_flatten(_read_picture(p)), p.name)
             better = _second_look([img], aspect, size * img.shape[0], with_corners=True)
-            if better is not None and rim_misfit(better[0], first, aspect) <= rim_misfit(first[card], first, aspect):
+            if better is not None and rim_misfit(better[0], rim) <= rim_misfit(faces[card], rim):
                 faces[card], _, corners[card] = better
         # A face cut inside the card, at the frame printed within a light rim, is cut
         # again at the card's edge, outside the rim it lacks.

@@ -168,7 +168,7 @@ def test_a_face_askew_across_the_card_fits_the_deck_rim_worse_than_one_cut_at_it
     # the deck's rim as well as the first look's: a quadrilateral askew across the card,
     # with the table at two corners, does not; a face first cut inside the card, at the
     # frame within its rim, fits worse than the card cut at its edge.
-    from vision.plain.calibration import rim_misfit
+    from vision.plain.calibration import deck_rim, rim_misfit
     from vision.plain.straighten import face_of
     cv2.setNumThreads(1)
     laid, faces, aspect = _deck("oxygen", rng)
@@ -177,5 +177,6 @@ def test_a_face_askew_across_the_card_fits_the_deck_rim_worse_than_one_cut_at_it
     well = faces[card]
     askew = face_of(picture, np.float32([[x - 8, y - 6], [x + w + 2, y - 2], [x + w + 8, y + h + 6], [x - 2, y + h + 2]]))
     inside = _cut(picture, (x, y, w, h), top=-INSIDE, left=-INSIDE, bottom=-INSIDE, right=-INSIDE)
-    assert rim_misfit(well, faces, aspect) < 0.5 * rim_misfit(askew, faces, aspect)
-    assert rim_misfit(well, faces, aspect) < 0.5 * rim_misfit(inside, faces, aspect)
+    rim = deck_rim(faces, aspect)
+    assert rim_misfit(well, rim) < 0.5 * rim_misfit(askew, rim)
+    assert rim_misfit(well, rim) < 0.5 * rim_misfit(inside, rim)

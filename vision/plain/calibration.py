@@ -1,7 +1,7 @@
 """Calibrating a deck through the camera: each card's face as the camera sees it, checked before it is trusted."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import cv2
 import numpy as np
@@ -277,27 +277,41 @@ def _fit(profile: np.ndarray, rim: np.ndarray, shift: int) -> float:
     return float(np.mean(np.abs(d - np.median(d))))
 
 
-def _deck_rim(faces: dict, aspect: float) -> tuple:
-    """(face width, band depth, largest shift (px at ``RIM_HEIGHT``), each face's bands,
-    the deck's rim along each side: the median band over all faces)."""
+class DeckRim(NamedTuple):
+    """A deck's rim as its faces show it (:func:`deck_rim`), at ``RIM_HEIGHT``."""
+    width: int
+    """Width (px) the faces are compared at."""
+    depth: int
+    """Depth (px) of the band across each side that is compared."""
+    most: int
+    """Largest shift (px) looked for."""
+    bands: dict
+    """Each face's bands, ``{card: {(side, span): profile}}``, ``depth + most`` deep."""
+    sides: dict
+    """The deck's rim along each side: the median band over all faces."""
+
+
+def deck_rim(faces: dict, aspect: float) -> DeckRim:
+    """The deck's rim along each side of its faces (see :class:`DeckRim`)."""
     w = int(round(RIM_HEIGHT * aspect))
     n = int(round(RIM_DEPTH * w))
     most = int(round(RIM_SHIFT * w))
     bands = {c: _rim_bands(f, w, n + most) for c, f in faces.items()}
     # Each side its own rim: a lamp's shadow along one side of every card, cut the same
     # way in play, is the deck's, not a miscut.
-    rims = {side: np.median([p for b in bands.values() for (s, _), p in b.items() if s == side], axis=0)
-            for side in ("top", "bottom", "left", "right")}
-    return w, n, most, bands, rims
+    sides = {side: np.median([p for b in bands.values() for (s, _), p in b.items() if s == side], axis=0)
+             for side in ("top", "bottom", "left", "right")}
+    return DeckRim(w, n, most, bands, sides)
 
 
-def rim_misfit(face: np.ndarray, faces: dict, aspect: float) -> float:
+def rim_misfit(face: np.ndarray, rim: DeckRim) -> float:
     """How far the look across a face's sides, as cut, is from the deck's rim (the
-    mean difference, grey levels, over the sides' stretches), the rim being that of
-    ``faces``: small for a face cut at the card's edge, large for one cut inside the
-    card or with a strip of the table along a side."""
-    w, n, most, _, rims = _deck_rim(faces, aspect)
-    return float(np.mean([_fit(p, rims[side][:n], 0) for (side, _), p in _rim_bands(face, w, n + most).items()]))
+    mean difference, grey levels, over the sides' stretches): small for a face cut at
+    the card's edge, large for one cut inside the card or with a strip of the table
+    along a side."""
+    n = rim.depth
+    return float(np.mean([_fit(p, rim.sides[side][:n], 0)
+                          for (side, _), p in _rim_bands(face, rim.width, n + rim.most).items()]))
 
 
 def _rim_shifts(faces: dict, aspect: float, outward: bool) -> dict:
@@ -308,7 +322,7 @@ def _rim_shifts(faces: dict, aspect: float, outward: bool) -> dict:
 
     A deck's faces share their rim (the card's border, the frame printed inside it). The
     deck's rim along a side is the median look across that side over all its faces."""
-    w, n, most, bands, rims = _deck_rim(faces, aspect)
+    w, n, most, bands, rims = deck_rim(faces, aspect)
     out: dict = {}
     for c, b in bands.items():
         for key, p in b.items():
