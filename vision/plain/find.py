@@ -26,12 +26,14 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    where the card's light rim ends, when the strongest step was its print's edge.
    Overlapping outlines are one card.
 6. *Single photos* (no learnt table): outlines that were a card's picture frame are grown
-   to the card's edge (``grow_outlines``), and regions unlike the photo's dominant
-   surface are proposed as outlines too (``region_outlines``), checked as in 5. A photo may
-   be taken at a slant: corners are also completed at foreshortened proportions
-   (``photo_aspects``) and their sides looked for further out (``PHOTO_REACH``); given
-   ``slant`` (``recognize`` on a photo), an outline of other proportions than the deck's
-   passes when it is the deck's card seen at up to that slant (``seen_slant``).
+   to the card's edge (``grow_outlines``), outlines with a corner on the table (a plank's
+   seam beside the card taken for its side) are pulled in to it (``pull_in_outlines``),
+   and regions unlike the photo's dominant surface are proposed as outlines too
+   (``region_outlines``), checked as in 5. A photo may be taken at a slant: corners are
+   also completed at foreshortened proportions (``photo_aspects``) and their sides looked
+   for further out (``PHOTO_REACH``); given ``slant`` (``recognize`` on a photo), an
+   outline of other proportions than the deck's passes when it is the deck's card seen at
+   up to that slant (``seen_slant``).
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
@@ -866,7 +868,8 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         outlines += region_outlines(frame_bgr, scale, aspect, min_long, max_long, mask, slant=slant)
     if table is None and outlines:
         outlines = grow_outlines(frame_bgr, outlines, aspect, min_long, max_long, slant=slant)
-    return _merge(outlines)
+        outlines = pull_in_outlines(frame_bgr, outlines, aspect, min_long, max_long, slant=slant)
+    return _merge(outlines, frame_bgr if table is None else None)
 
 
 def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list, aspect: Optional[float],
@@ -1133,11 +1136,13 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter) / max(small, 1e-6)
 
 
-def _merge(outlines: list) -> list:
+def _merge(outlines: list, colour: Optional[np.ndarray] = None) -> list:
     """One outline per card: of outlines that overlap without one lying inside the
     other (the card's true outline, and a quadrilateral made of some of its sides and a
     line of its picture or of the table), the best supported and, of those, the one
-    with the strongest steps; and each outline knows which others lie inside it."""
+    with the strongest steps; and each outline knows which others lie inside it. Of
+    two nearly the same, one around the other, the outer one, unless (given the frame,
+    ``colour``) it has a corner on the table and the inner one none (:func:`_astray`)."""
     if not outlines:
         return outlines
     outlines.sort(key=lambda o: (-round(o.support, 2), -o.contrast))
@@ -1151,6 +1156,16 @@ def _merge(outlines: list) -> list:
             if ov < 0.3:
                 continue
             ratio = area[i] / area[k]
+            if ov > 0.97 and colour is not None and (ASTRAY_AREA < ratio < 1.3 or ASTRAY_AREA < 1 / ratio < 1.3):
+                # In a single photo, of two nearly the same, one around the other, the
+                # inner one where the outer reaches onto the table.
+                outer, inner = (i, k) if ratio > 1 else (k, i)
+                if _astray(colour, q[outer], q[inner]):
+                    if inner == i:
+                        outlines[k] = outlines[i]
+                        q[k], area[k] = q[i], area[i]
+                    clash = True
+                    break
             if ov > 0.97 and 1.0 < ratio < 1.3:
                 # Nearly the same card, this one around the other: a card's outline and
                 # a quadrilateral cut short by a line of its own picture. The outer one
@@ -1172,6 +1187,40 @@ def _merge(outlines: list) -> list:
     for i, o in enumerate(kept):
         o.inside = [int(j) for j in np.nonzero(within[i])[0]]
     return kept
+
+
+ASTRAY_AREA = 1.08
+"""Of two outlines nearly the same, the outer one is judged by its corners (``_astray``)
+only where it is this many times the inner one's area: a dark line printed along a
+card's edge makes a second outline a pixel or two inside the first."""
+
+
+def _astray(colour: np.ndarray, outer: np.ndarray, inner: np.ndarray) -> bool:
+    """Whether ``outer`` reaches onto the table around ``inner``: it has a corner on the
+    table, ``inner`` none, and along a side meeting that corner the strip between the two
+    is the table's (as :func:`pull_in_outlines` judges a strip). The outer one is then a
+    card's sides continued to a plank's seam, not the card whose picture's frame the
+    inner one is."""
+    o = clockwise(outer[None].astype(np.float32))[0]
+    i = clockwise(inner[None].astype(np.float32))[0]
+    astray = corners_on_table(colour, o)
+    if not astray.any() or corners_on_table(colour, i).any():
+        return False
+    short = float(np.hypot(*(np.roll(o, -1, axis=0) - o).T).min())
+    rims = _rims(colour, o, short)
+    least = max(3.0, PULL_LEAST * short)
+    base, normal, _ = _side_samples(o[None], 20, 0.05, 0.95)
+    ib, inormal, _ = _side_samples(i[None], 2, 0.0, 1.0)
+    for side in np.nonzero(astray | np.roll(astray, -1))[0]:       # side k joins corners k and k + 1
+        j = int(np.argmax(inormal[0] @ normal[0, side]))            # the inner side facing the same way
+        along = float(inormal[0, j] @ normal[0, side])
+        if along < 0.9:
+            continue
+        # Where the ray inward from each point of the outer side meets the inner side.
+        off = ((ib[0, j, 0] - base[0, side]) @ inormal[0, j]) / along
+        if _table_strips(colour, base[0, side], normal[0, side], off[None].astype(np.float32), rims, least)[0]:
+            return True
+    return False
 
 
 def top_level(outlines: list) -> list:
@@ -1264,6 +1313,177 @@ def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float]
         else:
             out.append(o)
     return out
+
+
+PULL_MAX = 0.35
+"""How far inside an outline's side (a fraction of its short side) the card's edge is looked for."""
+PULL_LEAST = 0.05
+"""Least width (a fraction of the short side, and 3 px) of a strip of the table inside an
+outline's side, at its wider end, for the side to be moved in: narrower is the card's
+edge blurred, or a dark line printed along it."""
+PULL_GAIN = 0.5
+"""The card's edge inside a side must be a straight step at least this fraction as strong
+(mean step along it) as the step the side lies on: a plank's seam can be as strong as a
+light card's edge against light wood."""
+STRIP_TABLE = 0.5
+"""A strip inside a side is the table's where it is at most this fraction as far (in
+colour) from the table beyond the side as from the card's rim."""
+CORNER_IN = (0.035, 0.045, 0.055)
+"""Depths (fractions of the short side, along the bisector) at which an outline's corner
+is looked inside: past a card's rounded corner, short of its corner index."""
+CORNER_OUT = (0.02, 0.04)
+"""Likewise outside the corner: the table."""
+CORNER_TABLE = 0.5
+"""A corner lies on the table where just inside it is at most this fraction as far from
+the table just outside it as from the card's rim (a corner index of a colour nearer the
+table's than the paper's comes to a half or more)."""
+
+
+def _rim_colour(colour: np.ndarray, q: np.ndarray, depths, table: np.ndarray, n: int = 20) -> Optional[np.ndarray]:
+    """The card's rim colour (YCrCb, chroma weighted as in ``STEP``) ``depths`` px inside
+    the sides of clockwise outline ``q`` (4, 2): the median of the samples there unlike
+    the ``table`` (by more than ``PAPER_CLOSE``: a strip of the table inside a side is
+    left out), or None where fewer than a quarter are (a card the table's colour)."""
+    base, normal, _ = _side_samples(q[None], n, 0.05, 0.95)
+    pts = base[0][:, :, None, :] - normal[0][:, None, None, :] * np.float32(depths)[None, None, :, None]
+    got = (sample(colour, pts).astype(np.float32) @ _TO_YCC.T).reshape(-1, 3)
+    mine = got[np.linalg.norm(got - table, axis=1) > PAPER_CLOSE]
+    return np.median(mine, axis=0) if len(mine) >= len(got) / 4 else None
+
+
+def _rims(colour: np.ndarray, q: np.ndarray, short: float) -> list:
+    """The card's rim colours (:func:`_rim_colour`) just inside the sides of outline ``q``
+    and as deep inside them as a corner is looked inside (``CORNER_IN``; a card's edge may
+    be printed as a dark line, its margin inside it light), those that are found."""
+    base, normal, _ = _side_samples(q[None], 20, 0.05, 0.95)
+    pts = base[0][:, :, None, :] + normal[0][:, None, None, :] * np.float32([3.0, 4.0, 5.0])[None, None, :, None]
+    table = np.median((sample(colour, pts).astype(np.float32) @ _TO_YCC.T).reshape(-1, 3), axis=0)
+    rims = [_rim_colour(colour, q, [2.0], table), _rim_colour(colour, q, [d * short for d in CORNER_IN], table)]
+    return [r for r in rims if r is not None]
+
+
+def corners_on_table(colour: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """(4,) for each corner of clockwise outline ``q``: whether it lies on the table, not
+    on the card (a side continued past the card's corner onto a plank's seam): just
+    inside it looks unlike the card's rim (either as seen just inside the sides, or as
+    deep inside them) and nearer the table just outside it."""
+    q = q.astype(np.float32)
+    short = float(np.hypot(*(np.roll(q, -1, axis=0) - q).T).min())
+    to_next = np.roll(q, -1, axis=0) - q
+    to_prev = np.roll(q, 1, axis=0) - q
+    bis = to_next / np.hypot(*to_next.T)[:, None] + to_prev / np.hypot(*to_prev.T)[:, None]
+    bis /= np.maximum(np.hypot(*bis.T)[:, None], 1e-6)                  # inward
+    rims = _rims(colour, q, short)
+    if not rims:
+        return np.zeros(4, bool)
+
+    def colour_at(depths):
+        pts = q[:, None, :] + bis[:, None, :] * (np.float32(depths) * short)[None, :, None]
+        return np.median(sample(colour, pts).astype(np.float32) @ _TO_YCC.T, axis=1)     # (4, 3)
+
+    inside = colour_at(CORNER_IN)
+    outside = colour_at([-d for d in CORNER_OUT])
+    to_rim = np.min([np.linalg.norm(inside - rim, axis=1) for rim in rims], axis=0)
+    return (to_rim > PAPER_CLOSE) & (np.linalg.norm(inside - outside, axis=1) < CORNER_TABLE * to_rim)
+
+
+def pull_in_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float] = None,
+                     min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, slant: float = 0.0) -> list:
+    """Outlines with a corner on the table (:func:`corners_on_table`: a plank's seam or a
+    strip of the table taken for a side, the card's own edge running inside it, often
+    askew) with each side that meets such a corner moved in to the card's edge: the
+    strongest straight step within ``PULL_MAX`` of the short side inside it that has the
+    card's rim just inside it and a strip of the table outside it (:func:`_table_strips`).
+    The pulled outline must pass the finder's checks and have no corner on the table;
+    other outlines are kept as they were. The mirror of :func:`grow_outlines`."""
+    out = []
+    for o in outlines:
+        q = clockwise(o.corners.astype(np.float32)[None])
+        short = float(np.hypot(*(np.roll(q[0], -1, axis=0) - q[0]).T).min())
+        reach = int(PULL_MAX * short)
+        astray = corners_on_table(frame_bgr, q[0])
+        least = max(3.0, PULL_LEAST * short)
+        if reach < least + 1 or not astray.any():
+            out.append(o)
+            continue
+        # Side k runs from corner k to corner k + 1: the sides that meet a corner on the table.
+        sides = np.nonzero(astray | np.roll(astray, -1))[0]
+        offsets = np.arange(-reach, 1.5, 1.0, dtype=np.float32)      # inward is negative
+        n, k = 20, len(offsets)
+        base, normal, t, st = step_profiles(frame_bgr, q, offsets, n, 0.05, 0.95)
+        base, normal, st = base[0], normal[0], st[0]                  # (4, n, 2), (4, 2), (4, n, k)
+        g = np.arange(k, dtype=np.float32)
+        frac = (t - t[0]) / (t[-1] - t[0])
+        pos = g[:, None, None] + (g[None, :, None] - g[:, None, None]) * frac[None, None, :]   # k, k, n
+        lo_i = np.floor(pos).astype(np.int64)
+        hi_i = np.minimum(lo_i + 1, k - 1)
+        f = (pos - lo_i).astype(np.float32)
+        rows = np.arange(n)[None, None, :]
+        score = (st[:, rows, lo_i] * (1 - f) + st[:, rows, hi_i] * f).mean(axis=-1)          # 4, k, k
+        zero = int(np.argmin(np.abs(offsets)))
+        near = slice(zero - 1, min(zero + 2, k))
+        own = score[:, near, near].reshape(4, -1).max(axis=1)
+        ends = offsets[:, None], offsets[None, :]
+        inside = (np.maximum(*ends) <= 0.0) & (np.minimum(*ends) <= -least)
+        cand = np.where(inside[None], score, -1.0).reshape(4, -1)
+        rims = _rims(frame_bgr, q[0], short)
+        line = np.zeros((4, n), np.float32)
+        moved = False
+        for side in sides:
+            tried = np.nonzero(cand[side] >= PULL_GAIN * own[side])[0]
+            if len(tried) == 0:
+                continue
+            a0, a1 = np.divmod(tried, k)
+            offs = offsets[a0][:, None] + (offsets[a1] - offsets[a0])[:, None] * frac[None, :]
+            ok = _table_strips(frame_bgr, base[side], normal[side], offs, rims, least)
+            if ok.any():
+                line[side] = offs[np.nonzero(ok)[0][np.argmax(cand[side, tried[ok]])]]
+                moved = True
+        if not moved:
+            out.append(o)
+            continue
+        pts = base + normal[:, None, :] * line[..., None]
+        pulled = _corners_of_lines(pts[None], np.ones((1, 4, n), np.float32))
+        better = _verify(frame_bgr, clockwise(pulled), aspect, min_long, reach=2.0, max_long=max_long,
+                         free=PHOTO_CARD, slant=slant)
+        if len(better) == 1 and better[0].area < o.area \
+                and not corners_on_table(frame_bgr, clockwise(better[0].corners[None])[0]).any():
+            better[0].blob = o.blob
+            out.append(better[0])
+        else:
+            out.append(o)
+    return out
+
+
+def _table_strips(frame_bgr: np.ndarray, base: np.ndarray, normal: np.ndarray, offs: np.ndarray,
+                  rims: list, least: float) -> np.ndarray:
+    """For each line ``offs`` (m, n: px along the outward ``normal`` at the side's points
+    ``base``, negative inside), whether it is the card's edge with a strip of the table
+    outside it: just inside the line lies the card's rim (either of ``rims``, by
+    ``PAPER_CLOSE``), and the strip between the side and the line, at a quarter, half and
+    three quarters of its width, is nearer the table beyond the side than the rims and
+    unlike them (by more than ``PAPER_CLOSE``), or by more than ``GAP_STEP`` where it is
+    at most ``STRIP_TABLE`` as far from the table as from them (a light card on light
+    wood); only where the strip is ``least`` px wide at three points or more."""
+    wide = -offs >= least                                        # m, n
+    enough = wide.sum(axis=1) >= 3
+
+    def colour(at):                                                   # at: m, n
+        return sample(frame_bgr, base[None] + normal * at[..., None]).astype(np.float32) @ _TO_YCC.T
+
+    def far(x, y):
+        d = np.where(wide, np.linalg.norm(x - y, axis=-1), np.nan)
+        return np.nanmedian(np.where(enough[:, None], d, 0.0), axis=1)
+
+    beyond = np.median([colour(np.full((1, offs.shape[1]), d, np.float32)) for d in (3.0, 4.0, 5.0)], axis=0)
+    card = np.median([colour(offs - d) for d in (2.0, 3.0)], axis=0)
+    ok = enough & (np.min([far(card, r) for r in rims], axis=0) <= PAPER_CLOSE)
+    for depth in (0.25, 0.5, 0.75):
+        strip = colour(offs * depth)
+        to_rim = np.min([far(strip, r) for r in rims], axis=0)
+        to_table = far(strip, beyond)
+        ok &= ((to_rim > PAPER_CLOSE) & (to_table < to_rim)) | ((to_rim > GAP_STEP) & (to_table <= STRIP_TABLE * to_rim))
+    return ok
 
 
 def _paper_colour(frame_bgr: np.ndarray, q: np.ndarray) -> np.ndarray:
