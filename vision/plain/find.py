@@ -1471,9 +1471,13 @@ def _table_strips(frame_bgr: np.ndarray, base: np.ndarray, normal: np.ndarray, o
     def colour(at):                                                   # at: m, n
         return sample(frame_bgr, base[None] + normal * at[..., None]).astype(np.float32) @ _TO_YCC.T
 
+    count = np.maximum(wide.sum(axis=1), 1)
+    rows = np.arange(len(offs))
+
     def far(x, y):
-        d = np.where(wide, np.linalg.norm(x - y, axis=-1), np.nan)
-        return np.nanmedian(np.where(enough[:, None], d, 0.0), axis=1)
+        # The median over each line's wide points (np.nanmedian is several times slower).
+        d = np.sort(np.where(wide, np.linalg.norm(x - y, axis=-1), np.inf), axis=1)
+        return (d[rows, (count - 1) // 2] + d[rows, count // 2]) / 2
 
     beyond = np.median([colour(np.full((1, offs.shape[1]), d, np.float32)) for d in (3.0, 4.0, 5.0)], axis=0)
     card = np.median([colour(offs - d) for d in (2.0, 3.0)], axis=0)
