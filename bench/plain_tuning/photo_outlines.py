@@ -1,0 +1,76 @@
+"""How far the single-photo finder's outline lies from the card, on TUNING photo tables: each calibration photo's first look against the card's true corners.
+
+The tables are drawn as ``photo_tuning`` draws them (same seed, camera profile and
+table numbers give the same photos, JPEG at quality 95 as it writes them); for each of
+the 24 calibration photos of a table, the outline ``calibrate deck --from-dir`` starts
+from (``calibration.lone_card``) is compared with the card's true corners (the largest
+distance from a found corner to the nearest true one, px). Printed per table: the median
+error and the cards 4 px or more off; and in all, how many were 8 px or more off (a
+face cut so is a wedge or strip of the table, or the card less its rim) and the median
+CPU time of the finder per photo.
+
+    python -m bench.plain_tuning.photo_outlines --seed 967 --camera tuning-slant
+    python -m bench.plain_tuning.photo_outlines --seed 973 --camera tuning --tables 0,4
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import cv2
+import numpy as np
+
+from bench import vision_sets as vs
+from bench.plain_tuning.photo_tuning import CAMERA_SIZES, SURFACES
+from bench.plain_tuning.scenes import corner_error
+from engine.cards import DECK
+from vision.plain.calibration import CalibrationError, lone_card
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, required=True, help="below 1000: tuning")
+    ap.add_argument("--camera", default="tuning", choices=sorted(CAMERA_SIZES))
+    ap.add_argument("--tables", default="0,1,2,3,4,5", help="table numbers, as photo_tuning counts them")
+    args = ap.parse_args(argv)
+    if args.seed >= 1000:
+        ap.error("seeds from 1000 on are for reports: use a tuning seed (below 1000)")
+    cv2.setNumThreads(1)
+    tables = sorted({int(t) for t in args.tables.split(",")})
+    rng = np.random.default_rng([args.seed, 5])
+    far, seconds, total = [], [], 0
+    for i in range(max(tables) + 1):
+        design = vs.TUNING_DESIGNS[(i * 5 + args.seed) % len(vs.TUNING_DESIGNS)]
+        surface = SURFACES[(i + args.seed) % len(SURFACES)]
+        s = vs.draw_session(rng, "tuning", size=CAMERA_SIZES[args.camera], design=design, surface=surface,
+                            profile=None if args.camera == "tuning" else args.camera)
+        # As photo_tuning: each table's photos from a generator of their own, drawn in turn.
+        sub = np.random.default_rng(int(rng.integers(1 << 30)))
+        if i not in tables:
+            continue
+        errors = {}
+        for card in DECK:
+            places, _ = vs.frame_placements(s, sub, "alone", cards=[card])
+            frame, truth = vs.compose(s, places, sub)
+            frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
+            start = time.process_time()
+            try:
+                outline = lone_card(frame)
+            except CalibrationError:
+                errors[str(card)] = float("inf")
+                continue
+            finally:
+                seconds.append(time.process_time() - start)
+            errors[str(card)] = corner_error(outline.corners, np.asarray(truth[0]["corners"], np.float32))
+        total += len(errors)
+        off = {c: e for c, e in errors.items() if e >= 4.0}
+        far += [f"t{i} {c}" for c, e in errors.items() if e >= 8.0]
+        print(f"t{i} {design:13s} {surface:16s} median {np.median(list(errors.values())):4.1f} px; 4 px or more off: "
+              + (", ".join(f"{c} {e:.1f}" for c, e in off.items()) or "none"), flush=True)
+    print(f"all: {total} photos, {len(far)} outlines 8 px or more off ({', '.join(far) or 'none'}); "
+          f"finder {1000 * float(np.median(seconds)):.0f} ms per photo (CPU, median)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
