@@ -518,3 +518,16 @@ def test_a_corner_on_the_table_is_told_from_one_on_the_card():
     astray = card.copy()
     astray[0] = (100, 40)
     assert corners_on_table(frame, clockwise(astray[None])[0]).tolist() == [True, False, False, False]
+
+
+def test_the_photo_outline_tool_measures_a_tables_first_looks_and_keeps_to_tuning_seeds(capsys):
+    # bench.plain_tuning.photo_outlines draws photo_tuning's tables: on seed 967's table 5
+    # (Oxygen-Air on oak, the phone profile) every outline is within 8 px of its card.
+    from bench.plain_tuning import photo_outlines
+    assert photo_outlines.main(["--seed", "967", "--camera", "tuning-slant", "--tables", "5"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("t5 oxygen-air    wood:oak:matte")
+    assert out[-1].startswith("all: 24 photos, 0 outlines 8 px or more off (none); finder ")
+    with pytest.raises(SystemExit):
+        photo_outlines.main(["--seed", "1013"])
+    assert "seeds from 1000 on are for reports" in capsys.readouterr().err
