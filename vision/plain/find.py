@@ -1142,7 +1142,8 @@ def _merge(outlines: list, colour: Optional[np.ndarray] = None) -> list:
     line of its picture or of the table), the best supported and, of those, the one
     with the strongest steps; and each outline knows which others lie inside it. Of
     two nearly the same, one around the other, the outer one, unless (given the frame,
-    ``colour``) it has a corner on the table and the inner one none (:func:`_astray`)."""
+    ``colour``: a single photo) it reaches onto the table around the inner one
+    (:func:`_astray`)."""
     if not outlines:
         return outlines
     outlines.sort(key=lambda o: (-round(o.support, 2), -o.contrast))
