@@ -20,10 +20,8 @@ import time
 import cv2
 import numpy as np
 
-from bench import vision_sets as vs
-from bench.plain_tuning.photo_tuning import CAMERA_SIZES, SURFACES
+from bench.plain_tuning.photo_tuning import CAMERA_SIZES, calibration_photos, tuning_tables
 from bench.plain_tuning.scenes import corner_error
-from engine.cards import DECK
 from vision.plain.calibration import CalibrationError, lone_card
 
 
@@ -37,21 +35,13 @@ def main(argv=None) -> int:
         ap.error("seeds from 1000 on are for reports: use a tuning seed (below 1000)")
     cv2.setNumThreads(1)
     tables = sorted({int(t) for t in args.tables.split(",")})
-    rng = np.random.default_rng([args.seed, 5])
     far, seconds, total = [], [], 0
-    for i in range(max(tables) + 1):
-        design = vs.TUNING_DESIGNS[(i * 5 + args.seed) % len(vs.TUNING_DESIGNS)]
-        surface = SURFACES[(i + args.seed) % len(SURFACES)]
-        s = vs.draw_session(rng, "tuning", size=CAMERA_SIZES[args.camera], design=design, surface=surface,
-                            profile=None if args.camera == "tuning" else args.camera)
-        # As photo_tuning: each table's photos from a generator of their own, drawn in turn.
-        sub = np.random.default_rng(int(rng.integers(1 << 30)))
+    for i, (s, photos) in zip(range(max(tables) + 1), tuning_tables(args.seed, args.camera)):
         if i not in tables:
             continue
         errors = {}
-        for card in DECK:
-            places, _ = vs.frame_placements(s, sub, "alone", cards=[card])
-            frame, truth = vs.compose(s, places, sub)
+        for card, frame, truth in calibration_photos(s, photos):
+            # As photo_tuning writes it: JPEG at quality 95.
             frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
             start = time.process_time()
             try:
@@ -61,11 +51,11 @@ def main(argv=None) -> int:
                 continue
             finally:
                 seconds.append(time.process_time() - start)
-            errors[str(card)] = corner_error(outline.corners, np.asarray(truth[0]["corners"], np.float32))
+            errors[str(card)] = corner_error(outline.corners, np.asarray(truth["corners"], np.float32))
         total += len(errors)
         off = {c: e for c, e in errors.items() if e >= 4.0}
         far += [f"t{i} {c}" for c, e in errors.items() if e >= 8.0]
-        print(f"t{i} {design:13s} {surface:16s} median {np.median(list(errors.values())):4.1f} px; 4 px or more off: "
+        print(f"t{i} {s.design:13s} {s.surface:16s} median {np.median(list(errors.values())):4.1f} px; 4 px or more off: "
               + (", ".join(f"{c} {e:.1f}" for c, e in off.items()) or "none"), flush=True)
     print(f"all: {total} photos, {len(far)} outlines 8 px or more off ({', '.join(far) or 'none'}); "
           f"finder {1000 * float(np.median(seconds)):.0f} ms per photo (CPU, median)")

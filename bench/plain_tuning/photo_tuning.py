@@ -12,6 +12,7 @@ default, 960x540), ``tuning-slant`` (a phone held at a slant, 1280x960) or
 from __future__ import annotations
 
 import argparse
+import itertools
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,10 +22,33 @@ import numpy as np
 
 from bench import vision_sets as vs
 from bench.vision_photo import run_table
+from engine.cards import DECK
 
 CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960), "tuning-slant-small": (1280, 960)}
 """The tuning camera profiles this tool takes and their frame sizes."""
 SURFACES = ("wood:oak:matte", "wood:oak:satin", "cloth:green", "felt:navy", "cloth:grey", "wood:oak:gloss")
+
+
+def tuning_tables(seed: int, camera: str = "tuning"):
+    """The tables this tool draws for ``seed`` and ``camera``, in turn and without end:
+    ``(session, the generator its photos are drawn from)``."""
+    rng = np.random.default_rng([seed, 5])
+    for i in itertools.count():
+        design = vs.TUNING_DESIGNS[(i * 5 + seed) % len(vs.TUNING_DESIGNS)]
+        surface = SURFACES[(i + seed) % len(SURFACES)]
+        # The default camera draws as before (no profile given), so old seeds give the same photos.
+        s = vs.draw_session(rng, "tuning", size=CAMERA_SIZES[camera], design=design, surface=surface,
+                            profile=None if camera == "tuning" else camera)
+        yield s, np.random.default_rng(int(rng.integers(1 << 30)))
+
+
+def calibration_photos(session, rng):
+    """Each card's calibration photo of a table in the order ``run_table`` takes them,
+    as rendered (before JPEG): ``(card, photo, truth)``."""
+    for card in DECK:
+        places, _ = vs.frame_placements(session, rng, "alone", cards=[card])
+        photo, truth = vs.compose(session, places, rng)
+        yield card, photo, truth[0]
 
 
 def main(argv=None) -> int:
@@ -38,20 +62,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="plain-photo-tuning-"))
-    rng = np.random.default_rng([args.seed, 5])
     tot = {"in_view": 0, "correct": 0, "refused": 0, "wrong": 0}
     try:
-        for i in range(args.tables):
-            design = vs.TUNING_DESIGNS[(i * 5 + args.seed) % len(vs.TUNING_DESIGNS)]
-            surface = SURFACES[(i + args.seed) % len(SURFACES)]
-            # The default camera draws as before (no profile given), so old seeds give the same photos.
-            s = vs.draw_session(rng, "tuning", size=CAMERA_SIZES[args.camera], design=design, surface=surface,
-                                profile=None if args.camera == "tuning" else args.camera)
-            r = run_table(s, np.random.default_rng(int(rng.integers(1 << 30))), args.photos, base / f"t{i}")
+        for i, (s, photos) in zip(range(args.tables), tuning_tables(args.seed, args.camera)):
+            r = run_table(s, photos, args.photos, base / f"t{i}")
             for k in tot:
                 tot[k] += r[k]
             n = max(1, r["in_view"])
-            print(f"{design:14s} {surface:16s} tilt {s.camera['tilt_deg']:4.1f} card {r['card_px']}px calibrate exit {r['calibrate_exit']} "
+            print(f"{s.design:14s} {s.surface:16s} tilt {s.camera['tilt_deg']:4.1f} card {r['card_px']}px calibrate exit {r['calibrate_exit']} "
                   f"cards {r['in_view']} correct {100 * r['correct'] / n:.1f}% unread {r['refused']} "
                   f"wrong {r['wrong']} {r['wrong_cards']}",
                   flush=True)

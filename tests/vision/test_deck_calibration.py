@@ -600,19 +600,13 @@ def _tuning_photo(seed: int, table: int, card: Card, camera: str, path):
     """The calibration photo of ``card`` that ``bench.plain_tuning.photo_tuning --camera
     CAMERA --seed SEED`` takes at table ``table`` (the photos before it drawn as the tool
     draws them), written to ``path`` as the tool writes it: (session, the card's truth)."""
-    from bench import vision_sets as vs
-    from bench.plain_tuning.photo_tuning import SURFACES
-    rng = np.random.default_rng([seed, 5])
-    for i in range(table + 1):
-        design = vs.TUNING_DESIGNS[(i * 5 + seed) % len(vs.TUNING_DESIGNS)]
-        session = vs.draw_session(rng, "tuning", size=(1280, 960), design=design,
-                                  surface=SURFACES[(i + seed) % len(SURFACES)], profile=camera)
-        photos = np.random.default_rng(int(rng.integers(1 << 30)))
-    for c in DECK[:DECK.index(card) + 1]:
-        places, _ = vs.frame_placements(session, photos, "alone", cards=[c])
-        img, truth = vs.compose(session, places, photos)
+    from itertools import islice
+
+    from bench.plain_tuning.photo_tuning import calibration_photos, tuning_tables
+    session, photos = next(islice(tuning_tables(seed, camera), table, None))
+    img, truth = next((img, truth) for c, img, truth in calibration_photos(session, photos) if c == card)
     cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    return session, truth[0]
+    return session, truth
 
 
 @needs_art

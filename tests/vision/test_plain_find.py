@@ -459,24 +459,15 @@ def _tuning_photos(seed: int, table: int, cards) -> tuple:
     """The calibration photos (JPEG, as written) of ``cards`` on a table of the photo
     tuning tool (``bench.plain_tuning.photo_tuning --camera tuning-slant``), with their
     true corners; and the table's design and surface."""
-    from bench import vision_sets as vs
-    from bench.plain_tuning.photo_tuning import CAMERA_SIZES, SURFACES
-    from engine.cards import DECK
-    rng = np.random.default_rng([seed, 5])
-    for i in range(table + 1):
-        design = vs.TUNING_DESIGNS[(i * 5 + seed) % len(vs.TUNING_DESIGNS)]
-        surface = SURFACES[(i + seed) % len(SURFACES)]
-        s = vs.draw_session(rng, "tuning", size=CAMERA_SIZES["tuning-slant"], design=design, surface=surface,
-                            profile="tuning-slant")
-        sub = np.random.default_rng(int(rng.integers(1 << 30)))
+    from itertools import islice
+
+    from bench.plain_tuning.photo_tuning import calibration_photos, tuning_tables
+    s, photos = next(islice(tuning_tables(seed, "tuning-slant"), table, None))
     out = {}
-    for card in DECK:        # the photos in their order, so that each is drawn as the tool draws it
-        places, _ = vs.frame_placements(s, sub, "alone", cards=[card])
-        frame, truth = vs.compose(s, places, sub)
-        if str(card) not in cards:
-            continue
-        frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
-        out[str(card)] = (frame, np.asarray(truth[0]["corners"], np.float32))
+    for card, frame, truth in calibration_photos(s, photos):    # all drawn, so each is drawn as the tool draws it
+        if str(card) in cards:
+            frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
+            out[str(card)] = (frame, np.asarray(truth["corners"], np.float32))
     return (s.design, s.surface), out
 
 

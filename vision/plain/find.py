@@ -337,6 +337,22 @@ def quick_support(edges_dilated: np.ndarray, scale: float, quads: np.ndarray, n:
     return (edges_dilated[y, x] > 0).mean(axis=2).min(axis=1)
 
 
+def line_scores(st: np.ndarray, t: np.ndarray) -> tuple:
+    """The mean step under every line across a side's samples: ``st`` (..., n, k) the
+    steps at ``k`` offsets of ``n`` points at fractions ``t`` along the side; the line
+    from offset index ``g0`` at the first point to ``g1`` at the last scores
+    ``score[..., g0, g1]`` (..., k, k). Also the points' fractions of the way (0..1)."""
+    n, k = st.shape[-2:]
+    g = np.arange(k, dtype=np.float32)
+    frac = (t - t[0]) / (t[-1] - t[0])
+    pos = g[:, None, None] + (g[None, :, None] - g[:, None, None]) * frac[None, None, :]    # k, k, n
+    lo_i = np.floor(pos).astype(np.int64)
+    hi_i = np.minimum(lo_i + 1, k - 1)
+    f = (pos - lo_i).astype(np.float32)
+    rows = np.arange(n)[None, None, :]
+    return (st[..., rows, lo_i] * (1 - f) + st[..., rows, hi_i] * f).mean(axis=-1), frac
+
+
 def refine(colour: np.ndarray, quads: np.ndarray, reach: float, n: int = 20,
            outermost: float = 0.9, veto=None) -> np.ndarray:
     """Each side moved to the strongest straight step near it: every line nearly along
@@ -350,13 +366,7 @@ def refine(colour: np.ndarray, quads: np.ndarray, reach: float, n: int = 20,
     base, normal, t, st = step_profiles(colour, quads, offsets, n, veto=veto)
     q = len(quads)
     g = np.arange(k, dtype=np.float32)
-    frac = (t - t[0]) / (t[-1] - t[0])
-    pos = g[:, None, None] + (g[None, :, None] - g[:, None, None]) * frac[None, None, :]
-    lo_i = np.floor(pos).astype(np.int64)
-    hi_i = np.minimum(lo_i + 1, k - 1)
-    f = (pos - lo_i).astype(np.float32)
-    rows = np.arange(n)[None, None, :]
-    score = (st[:, :, rows, lo_i] * (1 - f) + st[:, :, rows, hi_i] * f).mean(axis=-1)   # q,4,k,k
+    score, frac = line_scores(st, t)                                 # q,4,k,k
     mean_off = (g[:, None] + g[None, :]) / 2
     # A line much steeper than the side crosses from one edge to another (a rim's
     # outer edge to its inner one): only lines nearly along the side are candidates.
@@ -1204,11 +1214,9 @@ def _astray(colour: np.ndarray, outer: np.ndarray, inner: np.ndarray) -> bool:
     inner one is."""
     o = clockwise(outer[None].astype(np.float32))[0]
     i = clockwise(inner[None].astype(np.float32))[0]
-    astray = corners_on_table(colour, o)
+    astray, rims, short = _corner_check(colour, o)
     if not astray.any() or corners_on_table(colour, i).any():
         return False
-    short = float(np.hypot(*(np.roll(o, -1, axis=0) - o).T).min())
-    rims = _rims(colour, o, short)
     least = max(3.0, PULL_LEAST * short)
     base, normal, _ = _side_samples(o[None], 20, 0.05, 0.95)
     ib, inormal, _ = _side_samples(i[None], 2, 0.0, 1.0)
@@ -1368,6 +1376,12 @@ def corners_on_table(colour: np.ndarray, q: np.ndarray) -> np.ndarray:
     on the card (a side continued past the card's corner onto a plank's seam): just
     inside it looks unlike the card's rim (either as seen just inside the sides, or as
     deep inside them) and nearer the table just outside it."""
+    return _corner_check(colour, q)[0]
+
+
+def _corner_check(colour: np.ndarray, q: np.ndarray) -> tuple:
+    """(:func:`corners_on_table`, the card's rims it was judged by (:func:`_rims`), the
+    outline's short side)."""
     q = q.astype(np.float32)
     short = float(np.hypot(*(np.roll(q, -1, axis=0) - q).T).min())
     to_next = np.roll(q, -1, axis=0) - q
@@ -1376,7 +1390,7 @@ def corners_on_table(colour: np.ndarray, q: np.ndarray) -> np.ndarray:
     bis /= np.maximum(np.hypot(*bis.T)[:, None], 1e-6)                  # inward
     rims = _rims(colour, q, short)
     if not rims:
-        return np.zeros(4, bool)
+        return np.zeros(4, bool), rims, short
 
     def colour_at(depths):
         pts = q[:, None, :] + bis[:, None, :] * (np.float32(depths) * short)[None, :, None]
@@ -1385,7 +1399,7 @@ def corners_on_table(colour: np.ndarray, q: np.ndarray) -> np.ndarray:
     inside = colour_at(CORNER_IN)
     outside = colour_at([-d for d in CORNER_OUT])
     to_rim = np.min([np.linalg.norm(inside - rim, axis=1) for rim in rims], axis=0)
-    return (to_rim > PAPER_CLOSE) & (np.linalg.norm(inside - outside, axis=1) < CORNER_TABLE * to_rim)
+    return (to_rim > PAPER_CLOSE) & (np.linalg.norm(inside - outside, axis=1) < CORNER_TABLE * to_rim), rims, short
 
 
 def pull_in_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float] = None,
@@ -1400,9 +1414,8 @@ def pull_in_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[flo
     out = []
     for o in outlines:
         q = clockwise(o.corners.astype(np.float32)[None])
-        short = float(np.hypot(*(np.roll(q[0], -1, axis=0) - q[0]).T).min())
+        astray, rims, short = _corner_check(frame_bgr, q[0])
         reach = int(PULL_MAX * short)
-        astray = corners_on_table(frame_bgr, q[0])
         least = max(3.0, PULL_LEAST * short)
         if reach < least + 1 or not astray.any():
             out.append(o)
@@ -1412,22 +1425,14 @@ def pull_in_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[flo
         offsets = np.arange(-reach, 1.5, 1.0, dtype=np.float32)      # inward is negative
         n, k = 20, len(offsets)
         base, normal, t, st = step_profiles(frame_bgr, q, offsets, n, 0.05, 0.95)
-        base, normal, st = base[0], normal[0], st[0]                  # (4, n, 2), (4, 2), (4, n, k)
-        g = np.arange(k, dtype=np.float32)
-        frac = (t - t[0]) / (t[-1] - t[0])
-        pos = g[:, None, None] + (g[None, :, None] - g[:, None, None]) * frac[None, None, :]   # k, k, n
-        lo_i = np.floor(pos).astype(np.int64)
-        hi_i = np.minimum(lo_i + 1, k - 1)
-        f = (pos - lo_i).astype(np.float32)
-        rows = np.arange(n)[None, None, :]
-        score = (st[:, rows, lo_i] * (1 - f) + st[:, rows, hi_i] * f).mean(axis=-1)          # 4, k, k
+        base, normal = base[0], normal[0]                             # (4, n, 2), (4, 2)
+        score, frac = line_scores(st[0], t)                           # 4, k, k
         zero = int(np.argmin(np.abs(offsets)))
         near = slice(zero - 1, min(zero + 2, k))
         own = score[:, near, near].reshape(4, -1).max(axis=1)
         ends = offsets[:, None], offsets[None, :]
         inside = (np.maximum(*ends) <= 0.0) & (np.minimum(*ends) <= -least)
         cand = np.where(inside[None], score, -1.0).reshape(4, -1)
-        rims = _rims(frame_bgr, q[0], short)
         line = np.zeros((4, n), np.float32)
         moved = False
         for side in sides:
