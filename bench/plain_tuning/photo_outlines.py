@@ -25,16 +25,28 @@ from bench.plain_tuning.scenes import corner_error
 from vision.plain.calibration import CalibrationError, lone_card
 
 
+def _table_numbers(text: str) -> list:
+    """``--tables``: table numbers (0 and up) separated by commas."""
+    try:
+        numbers = sorted({int(t) for t in text.split(",")})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give table numbers separated by commas, e.g. 0,4") from None
+    if numbers[0] < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: tables are numbered from 0")
+    return numbers
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, required=True, help="below 1000: tuning")
     ap.add_argument("--camera", default="tuning", choices=sorted(CAMERA_SIZES))
-    ap.add_argument("--tables", default="0,1,2,3,4,5", help="table numbers, as photo_tuning counts them")
+    ap.add_argument("--tables", type=_table_numbers, default="0,1,2,3,4,5",
+                    help="table numbers, as photo_tuning counts them")
     args = ap.parse_args(argv)
     if args.seed >= 1000:
         ap.error("seeds from 1000 on are for reports: use a tuning seed (below 1000)")
     cv2.setNumThreads(1)
-    tables = sorted({int(t) for t in args.tables.split(",")})
+    tables = args.tables
     far, seconds, total = [], [], 0
     for i, (s, photos) in zip(range(max(tables) + 1), tuning_tables(args.seed, args.camera)):
         if i not in tables:

@@ -522,3 +522,7 @@ def test_the_photo_outline_tool_measures_a_tables_first_looks_and_keeps_to_tunin
     with pytest.raises(SystemExit):
         photo_outlines.main(["--seed", "1013"])
     assert "seeds from 1000 on are for reports" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        photo_outlines.main(["--seed", "967", "--tables", "0;4"])
+    assert stop.value.code == 2
+    assert "'0;4': give table numbers separated by commas" in capsys.readouterr().err
