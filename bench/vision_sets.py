@@ -203,10 +203,15 @@ CAMERAS = {
 # tuning calibration and reading from small, slanted cards. A tuning profile.
 CAMERAS["tuning-slant-small"] = replace(CAMERAS["tuning-slant"], name="tuning-slant-small",
                                         card_px={1280: (80, 115)})
+# The tuning phone held low, so that the cards are large (240-300 px at 1280x960): for
+# tuning finding and calibrating from cards that fill much of a photo. A tuning profile.
+CAMERAS["tuning-slant-large"] = replace(CAMERAS["tuning-slant"], name="tuning-slant-large",
+                                        card_px={1280: (240, 300)})
 """Camera profiles by name: ``tuning``, ``validation``, and for the photo mode ``webcam``
 (960×540 above the table) and ``phone`` (1280×960, held at a slant); ``tuning-slant``
 is a tuning profile of a phone held at a slant (1280×960), ``tuning-slant-small`` the
-same phone held higher (small cards), ``tuning-hard`` a poorer tuning camera above the
+same phone held higher (small cards), ``tuning-slant-large`` held low (large cards),
+``tuning-hard`` a poorer tuning camera above the
 table."""
 
 SPLITS = ("tuning", "validation")

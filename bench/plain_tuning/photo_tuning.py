@@ -7,7 +7,8 @@ with the tuning camera profile, calibrated with `calibrate deck --from-dir` and 
 
 ``--camera`` names a tuning camera profile (bench.vision_sets.CAMERAS): ``tuning`` (the
 default, 960x540), ``tuning-slant`` (a phone held at a slant, 1280x960) or
-``tuning-slant-small`` (the same phone held higher: cards of 80-115 px).
+``tuning-slant-small`` (the same phone held higher: cards of 80-115 px) or
+``tuning-slant-large`` (held low: cards of 240-300 px).
 """
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ from bench import vision_sets as vs
 from bench.vision_photo import run_table
 from engine.cards import DECK
 
-CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960), "tuning-slant-small": (1280, 960)}
+CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960), "tuning-slant-small": (1280, 960),
+                "tuning-slant-large": (1280, 960)}
 """The tuning camera profiles this tool takes and their frame sizes."""
 SURFACES = ("wood:oak:matte", "wood:oak:satin", "cloth:green", "felt:navy", "cloth:grey", "wood:oak:gloss")
 
@@ -58,7 +60,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=3, help="below 1000: tuning")
     ap.add_argument("--keep", help="keep the photos and decks here")
     ap.add_argument("--camera", default="tuning", choices=sorted(CAMERA_SIZES),
-                    help="tuning camera profile: tuning (960x540), tuning-slant or tuning-slant-small (1280x960)")
+                    help="tuning camera profile: tuning (960x540), tuning-slant, tuning-slant-small or tuning-slant-large (1280x960)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="plain-photo-tuning-"))

@@ -674,3 +674,28 @@ def test_a_photo_of_a_card_seen_at_a_slant_is_brought_back_to_the_decks_shape(tm
     check_shapes(faces, sizes)
     assert abs(faces[card].shape[1] / faces[card].shape[0] - 0.61) < 0.02
     assert abs(sizes[card] * 960 - float(truth["card_px"])) < 0.08 * float(truth["card_px"])
+
+
+@needs_art
+def test_a_black_card_whose_duels_go_round_is_not_guessed_as_the_red_card_that_lost_them(tmp_path):
+    # Photo tuning seed 974, table 1 (`bench.plain_tuning.photo_tuning --camera
+    # tuning-slant`): Oxygen on navy felt, a phone held at a slant. The self-check's view
+    # of the 10♣ is refused (its print's colour is unclear and the black tens and nines
+    # beat each other by their shapes); the reader's walk through its duels ended on the
+    # 10♥, which loses to every black card there, and took it for the guess: the check
+    # said the 10♣ was "taken for 10H" and the deck was not written. The guess is the
+    # card whose worst duel is best: a black card, and the deck is made.
+    from itertools import islice
+
+    from bench.plain_tuning.photo_tuning import calibration_photos, tuning_tables
+    s, photos = next(islice(tuning_tables(974, "tuning-slant"), 1, None))
+    assert (s.design, s.surface) == ("oxygen", "felt:navy")
+    for card, frame, _ in calibration_photos(s, photos):
+        cv2.imwrite(str(tmp_path / f"{card}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    deck = calibrate_from_dir(tmp_path)
+    views = fresh_views(tmp_path, deck)
+    seen = [r for v in views[Card("10C")] for r in plain.recognize_plain(v, deck)]
+    assert seen and all(r.card in (None, Card("10C")) for r in seen)
+    assert all((r.guess or r.card).suit in "SC" for r in seen)
+    check = self_check(deck, views)
+    assert not check["confused"] and not check["wrong"]

@@ -369,9 +369,8 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     # a poorly found outline); if it loses a duel, the winner is tried in its place
     # (each card at most once).
     a = max(contenders, key=lambda i: fine[i][0])
-    tried = set()
+    tried = {}
     while True:
-        tried.add(a)
         for y in deck.alike[a]:
             if y not in fine:
                 # Laid on the view whole only; its patches are taken to lie where the
@@ -382,10 +381,19 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
                 orient[y] = {0: ways[0], 1: ways[1]}
         rivals = set(contenders) | set(deck.alike[a])
         results = {y: duel(a, y) for y in rivals if y != a}
+        tried[a] = results
         lost = [y for y, v in results.items() if v < 0 and y not in tried]
         if not lost:
             break
         a = min(lost, key=lambda y: results[y])
+    # The walk ends on a card that loses to no card not yet tried; where it loses to one
+    # tried before, it is no better a guess than they were (it may lose to all of them,
+    # a red card met last after black ones beat each other by a hair): the candidate is
+    # then the card tried whose worst duel is best. (A card that loses no duel has the
+    # best margin of all, so what is named does not change; a refusal names a truer
+    # guess, and calibration's self-check does not take a lost red card for a rival.)
+    a = max(tried, key=lambda c: min(tried[c].values(), default=1.0))
+    results = tried[a]
     margin = min(results.values(), default=1.0)
     rival = min(results, key=results.get, default=None)
     rival = deck.cards[rival] if rival is not None else None
