@@ -153,3 +153,55 @@ def test_a_photo_at_a_slant_finds_cards_foreshortened_or_small():
     seen = recognize_plain(frame, deck)
     named = sorted(str(s.card) for s in seen if s.card is not None)
     assert named == ["9S", "QH"], [(s.card, s.guess, s.reason) for s in seen]
+
+
+def _along_the_view(card, angle: float, seed: int):
+    """A photo of ``card`` lying along the view of a phone held low at a steep slant: its
+    long sides foreshortened until they look shorter than its short ones (the far short
+    side 150 px, the near one 176 px, the long sides 147 px), the whole turned by
+    ``angle`` degrees about its centre."""
+    f = _face(card, 400)
+    h, w = f.shape[:2]
+    rng = np.random.default_rng(seed)
+    pts = np.float32([[-75, -73], [75, -73], [88, 73], [-88, 73]])
+    a = np.deg2rad(angle)
+    pts = (pts @ np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]) + (320, 240)).astype(np.float32)
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), pts)
+    frame = cv2.warpPerspective(f, m, (640, 480), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
+                                borderValue=TABLE)
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.6) + rng.normal(0, 2, frame.shape)
+    return np.clip(frame, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.usefixtures("need_art")
+@pytest.mark.parametrize("card, angle", [("QS", 0), ("9H", 35), ("KC", 200), ("AD", 290)])
+def test_a_card_whose_long_sides_look_the_shorter_at_a_slant_is_read_in_a_single_photo(card, angle):
+    # A phone held low over the table at a slant (tuning photos, photo_tuning --camera
+    # tuning-slant-large --seed 977: three Penguins cards on oak whose outlines were
+    # 0.98-1.00 as long as wide) shortens a card lying along its view until its long
+    # sides look no longer than its short ones. Straightened with the shorter sides as
+    # its top and bottom, the face is turned a quarter and squashed, and matches no card.
+    cv2.setNumThreads(1)
+    faces = [_face(c, 200) for c in DECK]
+    deck = PlainDeck(name="slant", cards=[str(c) for c in DECK], faces=faces, aspect=faces[0].shape[1] / 200)
+    seen = recognize_plain(_along_the_view(card, angle, seed=3), deck)
+    assert [s.card for s in seen] == [Card(card)], [(s.guess, s.reason) for s in seen]
+    # Its corners are given from the card's top-left as it reads upright: the first side
+    # is a short side of the card (150 or 176 px long, not 147).
+    c = np.asarray(seen[0].corners)
+    assert min(abs(np.hypot(*(c[1] - c[0])) - x) for x in (150, 176)) < 6
+
+
+@pytest.mark.usefixtures("need_art")
+def test_a_squarish_outline_read_as_two_cards_either_way_round_is_refused(monkeypatch):
+    # Where the face read with either pair of sides as its top names a card, and not the
+    # same one, neither is trusted.
+    cv2.setNumThreads(1)
+    faces = [_face(c, 200) for c in DECK]
+    deck = PlainDeck(name="slant", cards=[str(c) for c in DECK], faces=faces, aspect=faces[0].shape[1] / 200)
+    said = iter([Card("QS"), Card("JS")])
+    monkeypatch.setattr(decide, "read_views", lambda views, deck, card_px=None: decide.Reading(card=next(said), score=0.9,
+                                                                                              margin=0.8))
+    seen = recognize_plain(_along_the_view("QS", 35, seed=3), deck)
+    assert [(s.card, s.guess) for s in seen] == [(None, Card("QS"))]
+    assert "QS" in seen[0].reason and "JS" in seen[0].reason

@@ -93,7 +93,7 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     is reported as a refusal. Without it, the frame is read alone (a single photo)."""
     from vision.plain.decide import read_views
     from vision.plain.find import faint_outlines, find_outlines
-    from vision.plain.straighten import portrait_orders, upright_views
+    from vision.plain.straighten import portrait_orders, squarish, upright_views
     frame = np.asarray(frame)
     if frame.ndim != 3 or frame.shape[2] != 3:
         raise ValueError(f"recognize_plain needs a BGR colour image (height, width, 3), got shape {frame.shape}")
@@ -133,6 +133,7 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
         o = outlines[i]
         views = upright_views(frame, o.corners, deck.aspect)
         got = reads.get(o.corners, views[0]) if reads is not None else None
+        sideways = False
         if got is None:
             r, used = read_views(views, deck, card_px=o.long_side), o
             if r.card is None and foreground is not None:
@@ -142,7 +143,9 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
         else:
             r, used = got
         o = used
-        up, turned = portrait_orders(o.corners)
+        if table is None and squarish(o.corners) >= SIDEWAYS_SQUARISH:
+            r, sideways = _sideways_reading(frame, o, deck, r)
+        up, turned = portrait_orders(o.corners, sideways)
         if r.card is not None:
             part_of_named.update(o.inside)
         s = Sighting(r.card, (turned if r.turned else up).tolist(), r.score, None, r.margin, r.reason,
@@ -161,6 +164,33 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
         for s in out:
             s.zone = zones(s.center)
     return out
+
+
+SIDEWAYS_SQUARISH = 0.88
+"""In a single photo, an outline whose shorter sides are at least this share of its longer
+ones is read with either pair taken for the card's short sides (``_sideways_reading``):
+a phone held at a slant foreshortens a card lying along its view until its long sides
+look as short as its short ones or shorter. (Tuning photos, ``bench.plain_tuning.photo_tuning
+--camera tuning-slant-large``: the sides of cards of a deck 0.75 wide for its height,
+read rightly, looked 0.52-0.93 as long as each other; the three read the wrong way
+round, 0.98-1.00.)"""
+
+
+def _sideways_reading(frame, o, deck, r):
+    """The reading of outline ``o`` of a single photo with its longer sides taken for the
+    card's short ones, where that names a card and the usual reading ``r`` does not:
+    ``(reading, sideways)``. Where both name a card and not the same one, a refusal."""
+    from vision.plain.decide import read_views
+    from vision.plain.straighten import upright_views
+    other = read_views(upright_views(frame, o.corners, deck.aspect, sideways=True), deck, card_px=o.long_side)
+    if other.card is None:
+        return r, False
+    if r.card is None:
+        return other, True
+    if r.card != other.card:
+        r.reason = f"read as {r.card} one way round and as {other.card} the other"
+        r.guess, r.card = r.card, None
+    return r, False
 
 
 STILL_CELL = 3.0

@@ -20,15 +20,26 @@ def canon_size(aspect: float) -> tuple:
     return max(16, int(round(CANON_H * aspect))), CANON_H
 
 
-def portrait_orders(corners: np.ndarray) -> tuple:
+def portrait_orders(corners: np.ndarray, sideways: bool = False) -> tuple:
     """The four corners reordered so that the first side is a short one (the card's top
-    when read), in both ways up: two arrays (4, 2), each clockwise from a top-left."""
+    when read), in both ways up: two arrays (4, 2), each clockwise from a top-left.
+    ``sideways``: the first side is a long one instead (a card seen at a slant, its long
+    sides foreshortened until they look the shorter)."""
     q = np.asarray(corners, np.float32).reshape(4, 2)
     s01 = np.hypot(*(q[1] - q[0]))
     s12 = np.hypot(*(q[2] - q[1]))
-    if s01 > s12:
+    if (s01 > s12) != sideways:
         q = np.roll(q, -1, axis=0)
     return q, np.roll(q, -2, axis=0)
+
+
+def squarish(corners: np.ndarray) -> float:
+    """How near a square the quadrilateral looks: its shorter pair of opposite sides over
+    its longer (1 for a square), each pair by its mean length."""
+    q = np.asarray(corners, np.float64).reshape(4, 2)
+    sides = np.hypot(*(np.roll(q, -1, axis=0) - q).T)
+    a, b = sides[0] + sides[2], sides[1] + sides[3]
+    return float(min(a, b) / max(a, b, 1e-9))
 
 
 def warp(frame: np.ndarray, order: np.ndarray, size: tuple) -> np.ndarray:
@@ -51,10 +62,11 @@ def warp(frame: np.ndarray, order: np.ndarray, size: tuple) -> np.ndarray:
     return cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def upright_views(frame: np.ndarray, corners: np.ndarray, aspect: float) -> list:
-    """The card's face at the canonical size, both ways up (BGR uint8)."""
+def upright_views(frame: np.ndarray, corners: np.ndarray, aspect: float, sideways: bool = False) -> list:
+    """The card's face at the canonical size, both ways up (BGR uint8); ``sideways``: with
+    the outline's longer sides taken for the card's short ones (``portrait_orders``)."""
     size = canon_size(aspect)
-    a, b = portrait_orders(corners)
+    a, b = portrait_orders(corners, sideways)
     first = warp(frame, a, size)
     return [first, first[::-1, ::-1].copy()]
 
