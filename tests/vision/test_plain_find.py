@@ -557,16 +557,3 @@ def test_a_small_card_near_the_far_edge_of_a_large_photo_is_found():
     far = next(t for t in truth if str(t["card"]) == "10H")
     seen = [corner_error(s.corners, far["corners"]) for s in recognize_plain(photo, deck)]
     assert min(seen, default=99) < 8, seen
-
-
-def test_a_calibration_photo_is_looked_at_as_wide_as_the_photos_read_with_its_deck():
-    # Photo tuning seed 974, table 4: a Penguins Q♠ on oak, 186 px long in a 1280x960
-    # photo. Looked at 640 px wide, its top side was found at a line of its own picture,
-    # 20-28 px inside the card; the photos read with the deck are looked at wider, where the
-    # card was found whole, and its face did not fit it (the deck was refused: Q♠ taken
-    # for Q♣). The calibration photo is now looked at as wide.
-    from vision.plain.calibration import lone_card
-    seen, photos = _tuning_photos(974, 4, ("QS",))
-    assert seen == ("penguins", "wood:oak:matte")
-    frame, true = photos["QS"]
-    assert corner_error(lone_card(frame).corners, true) < 6.0
