@@ -526,34 +526,3 @@ def test_the_photo_outline_tool_measures_a_tables_first_looks_and_keeps_to_tunin
         photo_outlines.main(["--seed", "967", "--tables", "0;4"])
     assert stop.value.code == 2
     assert "'0;4': give table numbers separated by commas" in capsys.readouterr().err
-
-
-def test_a_small_card_near_the_far_edge_of_a_large_photo_is_found():
-    # Photo tuning seed 974, table 3 (`photo_tuning --camera tuning-slant`): Dondorf on
-    # glossy oak, 1280x960, cards 190 px long where the calibration photos were taken.
-    # In the second play photo the 10♥ lies near the far edge, 140 px long: looked at
-    # 640 px wide (70 px) it was not found at all. A photo is now looked at so large that
-    # the smallest card looked for is as long as the camera's cards are.
-    from itertools import islice
-
-    from bench.plain_tuning.photo_tuning import calibration_photos, tuning_tables
-    from bench.vision_sets import compose, frame_placements
-    from engine.cards import DECK
-    from vision.plain import recognize_plain
-    from vision.plain.deck import PlainDeck
-    s, rng = next(islice(tuning_tables(974, "tuning-slant"), 3, None))
-    assert (s.design, s.surface) == ("dondorf", "wood:oak:gloss")
-    for _ in calibration_photos(s, rng):       # drawn as the tool draws them, before its play photos
-        pass
-    for _ in range(2):
-        photo, truth = compose(s, frame_placements(s, rng, "play")[0], rng)
-    photo = cv2.imdecode(cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
-    faces = []
-    for c in DECK:
-        f = art.card_image("dondorf", c, height=200)
-        faces.append(f[:, :, :3] if f.shape[2] == 3 else cv2.cvtColor(f, cv2.COLOR_BGRA2BGR))
-    deck = PlainDeck(name="dondorf", cards=[str(c) for c in DECK], faces=faces, aspect=faces[0].shape[1] / 200,
-                     card_px=190 / 960)
-    far = next(t for t in truth if str(t["card"]) == "10H")
-    seen = [corner_error(s.corners, far["corners"]) for s in recognize_plain(photo, deck)]
-    assert min(seen, default=99) < 8, seen

@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.plain.deck import DeckError, PlainDeck, load_deck
-from vision.plain.find import PHOTO_MAX_SLANT, WORK_WIDTH
+from vision.plain.find import PHOTO_MAX_SLANT
 
 __all__ = ["Sighting", "PlainDeck", "DeckError", "load_deck", "recognize_plain", "SIZE_RANGE"]
 
@@ -37,25 +37,6 @@ calibration photos' median card, as it lies near the frame's far or near edge (t
 photos)."""
 MIN_CARD_PX = 60
 """Smallest card (long side, px) looked for when the deck gives no size."""
-PHOTO_WORK_CARD = 100
-"""A single photo is looked at (``find.find_outlines``' work width) at least so large that the
-smallest card looked for in it is this long (px), as the camera's cards are at 640x480;
-at most at its own size (``photo_work_width``). (Tuning photos, ``photo_tuning --camera
-tuning-slant --seed 974``: at 640 px wide, cards 123-140 px long near the far edge of a
-1280x960 photo of cards 190 px long were not found; at 960 they were.)"""
-
-
-def photo_work_width(width: int, card_px: float) -> int:
-    """The width a single photo ``width`` px wide is looked at for a deck whose cards are
-    about ``card_px`` long in it: so wide that the smallest card looked for
-    (``PHOTO_SIZE_RANGE[0]`` of that) is ``PHOTO_WORK_CARD`` long there, from
-    ``find.WORK_WIDTH`` up to the photo's own width. Calibration photos are looked at as
-    the photos read with the deck will be, so that a card is cut at the same outline.
-
-    >>> photo_work_width(1280, 190), photo_work_width(1280, 400), photo_work_width(640, 100)
-    (1224, 640, 640)
-    """
-    return int(min(1.0, max(WORK_WIDTH / width, PHOTO_WORK_CARD / (PHOTO_SIZE_RANGE[0] * card_px))) * width)
 
 
 @dataclass
@@ -137,10 +118,7 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     else:
         kw = dict(min_long=MIN_CARD_PX)
     slant = 0.0 if table is not None else PHOTO_MAX_SLANT
-    work = {}
-    if table is None and size:
-        work = dict(work_width=photo_work_width(frame.shape[1], size))
-    outlines = find_outlines(frame, deck.aspect, table=table, slant=slant, **kw, **work)
+    outlines = find_outlines(frame, deck.aspect, table=table, slant=slant, **kw)
     if foreground is not None:
         outlines = faint_outlines(frame, foreground, outlines, deck.aspect, table, **kw)
     # Outermost first: an outline inside a card that was read is part of that card

@@ -31,16 +31,6 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
     """The one card lying in a frame (an Outline), or a CalibrationError saying what was
     seen instead. With ``table`` (the empty table learnt), edges of the table are ignored."""
     outlines = top_level(find_outlines(frame, None, table=table))
-    if outlines and table is None:
-        # A photo is looked at again as wide as the photos read with the deck will be
-        # (``photo_work_width``): looked at smaller, a card's side may be found at a line
-        # of its own picture instead (a Penguins Q♠ on oak cut 20 px inside at 640 px wide,
-        # found whole at 960 and read so; photo tuning seed 974), and its face then does
-        # not fit the card as the photos show it.
-        from vision.plain import photo_work_width
-        wide = photo_work_width(frame.shape[1], max(o.long_side for o in outlines))
-        if wide > min(WORK_WIDTH, frame.shape[1]):
-            outlines = top_level(find_outlines(frame, None, work_width=wide)) or outlines
     if not outlines and table is None and frame.shape[1] > WORK_WIDTH:
         # A small card in a large photo (a phone held high) may have lost its sides at
         # the finder's working size: the photo is looked at again at its own size.
