@@ -27,7 +27,6 @@ import numpy as np
 from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
-from vision.plain.decide import MIN_SCORE
 from vision.plain.find import on_plain
 from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, cut_quad, deck_rim,
                                       inner_cuts, lone_card, miscut_faces, recut_faces, rim_misfit, rim_trims)
@@ -400,16 +399,12 @@ def _altered(img: np.ndarray, rng) -> np.ndarray:
 def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = None) -> dict:
     """Read each card's fresh views: ``{"ok": [cards read back as themselves], "bad":
     {card: what was read instead}, "wrong": {card: the other card named}, "confused":
-    {card: the other card guessed, where the card was refused though that card matched
-    it well}, "unmatched": {card: the other card guessed, where no card matched it well},
-    "margins": {card: (closest rival, margin)}}``. A deck that names another card for one
-    of its own is not to be played with, nor one that takes it for another card and
-    refuses only by a margin (live calibration takes such a card again); one that refuses
-    a card otherwise reads it less often. (A view that matches no card well, the best of
-    them by a hair, was straightened from a wrong outline: its guess says nothing of the
-    deck, so a deck made from photos is not refused for it; live calibration takes the
-    card again all the same, as that costs only a moment.)"""
-    ok, bad, wrong, confused, unmatched, margins = [], {}, {}, {}, {}, {}
+    {card: the other card guessed, where the card was refused}, "margins": {card:
+    (closest rival, margin)}}``. A deck that names another card for one of its own is
+    not to be played with, nor one that takes it for another card and refuses only by
+    a margin (live calibration takes such a card again); one that refuses a card
+    otherwise reads it less often."""
+    ok, bad, wrong, confused, margins = [], {}, {}, {}, {}
     for card, frames in views.items():
         card = Card(card)
         results = []
@@ -419,13 +414,9 @@ def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = No
             seen = recognize_plain(frame, deck, table=_frozen(table) if table is not None else None)
             named = [s for s in seen if s.card is not None]
             if not named:
-                guesses = [s for s in seen if s.guess is not None and s.guess != card]
+                guesses = [str(s.guess) for s in seen if s.guess is not None and s.guess != card]
                 if guesses and not any(s.guess == card for s in seen):
-                    well = [str(s.guess) for s in guesses if s.confidence >= MIN_SCORE]
-                    if well:
-                        confused[card] = ", ".join(well)
-                    else:
-                        unmatched[card] = ", ".join(str(s.guess) for s in guesses)
+                    confused[card] = ", ".join(guesses)
             if [s.card for s in named] == [card]:
                 s = named[0]
                 rival = (s.detail or {}).get("rival")
@@ -447,7 +438,7 @@ def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = No
             bad[card] = failed[0]
         else:
             ok.append(card)
-    return {"ok": ok, "bad": bad, "wrong": wrong, "confused": confused, "unmatched": unmatched, "margins": margins}
+    return {"ok": ok, "bad": bad, "wrong": wrong, "confused": confused, "margins": margins}
 
 
 def close_pairs(check: dict, count: int = 5) -> list:
@@ -664,7 +655,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         # broken template, or its own broken one loses), so both are taken again, each at
         # most ``CHECK_RETAKES`` times.
         again = []
-        for card, rivals in [*check["wrong"].items(), *check["confused"].items(), *check["unmatched"].items()]:
+        for card, rivals in [*check["wrong"].items(), *check["confused"].items()]:
             for c in [card, *_cards_named(rivals)]:
                 if c in faces and retaken.get(c, 0) < CHECK_RETAKES and c not in again:
                     again.append(c)
@@ -689,8 +680,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             break
         for card in again:
             take_again(card)
-    if check["wrong"] or check["confused"] or check["unmatched"]:
-        told = {**{c: f"guessed as {g}" for c, g in {**check["unmatched"], **check["confused"]}.items()},
+    if check["wrong"] or check["confused"]:
+        told = {**{c: f"guessed as {g}" for c, g in check["confused"].items()},
                 **{c: f"read as {w}" for c, w in check["wrong"].items()}}
         raise CalibrationError("these cards were read as other cards from later frames: "
                                + "; ".join(f"{c} ({why})" for c, why in told.items())

@@ -699,28 +699,3 @@ def test_a_black_card_whose_duels_go_round_is_not_guessed_as_the_red_card_that_l
     assert all((r.guess or r.card).suit in "SC" for r in seen)
     check = self_check(deck, views)
     assert not check["confused"] and not check["wrong"]
-
-
-@needs_art
-def test_a_check_view_that_matches_no_card_well_does_not_refuse_a_photo_deck(tmp_path):
-    # Photo tuning seed 981, table 3 (`photo_tuning --camera tuning-slant`): Standard on
-    # oak. The check's view of the Q♥ is straightened from a wrong outline and matches no
-    # card well (0.63; the Q♦ best by a hair). Its guess says nothing of the deck, which
-    # was refused for it ("Q♥ taken for Q♦, refused only by the margin"). It is now a
-    # card not read back; a card refused though another card matched it well still
-    # refuses the deck.
-    from itertools import islice
-
-    from bench.plain_tuning.photo_tuning import calibration_photos, tuning_tables
-    from vision.plain.decide import MIN_SCORE
-    s, photos = next(islice(tuning_tables(981, "tuning-slant"), 3, None))
-    assert (s.design, s.surface) == ("standard", "wood:oak:matte")
-    for card, frame, _ in calibration_photos(s, photos):
-        cv2.imwrite(str(tmp_path / f"{card}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    deck = calibrate_from_dir(tmp_path)
-    views = fresh_views(tmp_path, deck)
-    seen = [r for v in views[Card("QH")] for r in plain.recognize_plain(v, deck)]
-    assert [r.card for r in seen] == [None] and seen[0].guess != Card("QH") and seen[0].confidence < MIN_SCORE
-    check = self_check(deck, views)
-    assert Card("QH") in check["bad"] and Card("QH") in check["unmatched"]
-    assert not check["confused"] and not check["wrong"]
