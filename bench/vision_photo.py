@@ -78,13 +78,20 @@ def photo_tables(n: int, seed: int, cameras=("webcam", "phone"), designs=PHOTO_D
     return out
 
 
+def calibration_photos(session, rng):
+    """Each card's calibration photo of a table, in the order :func:`run_table` takes
+    them, as rendered (before JPEG): ``(card, photo, truth)``."""
+    for card in DECK:
+        places, _ = vs.frame_placements(session, rng, "alone", cards=[card])
+        photo, truth = vs.compose(session, places, rng)
+        yield card, photo, truth[0]
+
+
 def run_table(session, rng, photos: int, folder: Path) -> dict:
     """Photograph, calibrate and recognize through the CLI; returns the table's counts."""
     cal_dir = folder / "deck-photos"
     cal_dir.mkdir(parents=True)
-    for card in DECK:
-        places, _ = vs.frame_placements(session, rng, "alone", cards=[card])
-        img, _ = vs.compose(session, places, rng)
+    for card, img, _ in calibration_photos(session, rng):
         cv2.imwrite(str(cal_dir / f"{card}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
     deck = folder / "deck.npz"
     cal = subprocess.run(euchre_table() + ["calibrate", "deck", "--from-dir", str(cal_dir),

@@ -20,8 +20,9 @@ import time
 import cv2
 import numpy as np
 
-from bench.plain_tuning.photo_tuning import CAMERA_SIZES, calibration_photos, tuning_tables
+from bench.plain_tuning.photo_tuning import CAMERA_SIZES, tuning_tables
 from bench.plain_tuning.scenes import corner_error
+from bench.vision_photo import calibration_photos
 from vision.plain.calibration import CalibrationError, lone_card
 
 

@@ -23,7 +23,6 @@ import numpy as np
 
 from bench import vision_sets as vs
 from bench.vision_photo import run_table
-from engine.cards import DECK
 
 CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960), "tuning-slant-small": (1280, 960),
                 "tuning-slant-large": (1280, 960)}
@@ -42,15 +41,6 @@ def tuning_tables(seed: int, camera: str = "tuning"):
         s = vs.draw_session(rng, "tuning", size=CAMERA_SIZES[camera], design=design, surface=surface,
                             profile=None if camera == "tuning" else camera)
         yield s, np.random.default_rng(int(rng.integers(1 << 30)))
-
-
-def calibration_photos(session, rng):
-    """Each card's calibration photo of a table in the order ``run_table`` takes them,
-    as rendered (before JPEG): ``(card, photo, truth)``."""
-    for card in DECK:
-        places, _ = vs.frame_placements(session, rng, "alone", cards=[card])
-        photo, truth = vs.compose(session, places, rng)
-        yield card, photo, truth[0]
 
 
 def main(argv=None) -> int:

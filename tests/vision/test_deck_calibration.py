@@ -602,7 +602,8 @@ def _tuning_photo(seed: int, table: int, card: Card, camera: str, path):
     draws them), written to ``path`` as the tool writes it: (session, the card's truth)."""
     from itertools import islice
 
-    from bench.plain_tuning.photo_tuning import calibration_photos, tuning_tables
+    from bench.plain_tuning.photo_tuning import tuning_tables
+    from bench.vision_photo import calibration_photos
     session, photos = next(islice(tuning_tables(seed, camera), table, None))
     img, truth = next((img, truth) for c, img, truth in calibration_photos(session, photos) if c == card)
     cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
@@ -687,7 +688,8 @@ def test_a_black_card_whose_duels_go_round_is_not_guessed_as_the_red_card_that_l
     # card whose worst duel is best: a black card, and the deck is made.
     from itertools import islice
 
-    from bench.plain_tuning.photo_tuning import calibration_photos, tuning_tables
+    from bench.plain_tuning.photo_tuning import tuning_tables
+    from bench.vision_photo import calibration_photos
     s, photos = next(islice(tuning_tables(974, "tuning-slant"), 1, None))
     assert (s.design, s.surface) == ("oxygen", "felt:navy")
     for card, frame, _ in calibration_photos(s, photos):

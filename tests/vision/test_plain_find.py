@@ -461,7 +461,8 @@ def _tuning_photos(seed: int, table: int, cards) -> tuple:
     true corners; and the table's design and surface."""
     from itertools import islice
 
-    from bench.plain_tuning.photo_tuning import calibration_photos, tuning_tables
+    from bench.plain_tuning.photo_tuning import tuning_tables
+    from bench.vision_photo import calibration_photos
     s, photos = next(islice(tuning_tables(seed, "tuning-slant"), table, None))
     out = {}
     for card, frame, truth in calibration_photos(s, photos):    # all drawn, so each is drawn as the tool draws it

@@ -1348,13 +1348,14 @@ the table just outside it as from the card's rim (a corner index of a colour nea
 table's than the paper's comes to a half or more)."""
 
 
-def _rim_colour(colour: np.ndarray, q: np.ndarray, depths, table: np.ndarray, n: int = 20) -> Optional[np.ndarray]:
+def _rim_colour(colour: np.ndarray, base: np.ndarray, normal: np.ndarray, depths,
+                table: np.ndarray) -> Optional[np.ndarray]:
     """The card's rim colour (YCrCb, chroma weighted as in ``STEP``) ``depths`` px inside
-    the sides of clockwise outline ``q`` (4, 2): the median of the samples there unlike
-    the ``table`` (by more than ``PAPER_CLOSE``: a strip of the table inside a side is
-    left out), or None where fewer than a quarter are (a card the table's colour)."""
-    base, normal, _ = _side_samples(q[None], n, 0.05, 0.95)
-    pts = base[0][:, :, None, :] - normal[0][:, None, None, :] * np.float32(depths)[None, None, :, None]
+    an outline's sides (``base`` (4, n, 2) points along them, ``normal`` (4, 2) outward):
+    the median of the samples there unlike the ``table`` (by more than ``PAPER_CLOSE``: a
+    strip of the table inside a side is left out), or None where fewer than a quarter
+    are (a card the table's colour)."""
+    pts = base[:, :, None, :] - normal[:, None, None, :] * np.float32(depths)[None, None, :, None]
     got = (sample(colour, pts).astype(np.float32) @ _TO_YCC.T).reshape(-1, 3)
     mine = got[np.linalg.norm(got - table, axis=1) > PAPER_CLOSE]
     return np.median(mine, axis=0) if len(mine) >= len(got) / 4 else None
@@ -1365,9 +1366,11 @@ def _rims(colour: np.ndarray, q: np.ndarray, short: float) -> list:
     and as deep inside them as a corner is looked inside (``CORNER_IN``; a card's edge may
     be printed as a dark line, its margin inside it light), those that are found."""
     base, normal, _ = _side_samples(q[None], 20, 0.05, 0.95)
-    pts = base[0][:, :, None, :] + normal[0][:, None, None, :] * np.float32([3.0, 4.0, 5.0])[None, None, :, None]
+    base, normal = base[0], normal[0]
+    pts = base[:, :, None, :] + normal[:, None, None, :] * np.float32([3.0, 4.0, 5.0])[None, None, :, None]
     table = np.median((sample(colour, pts).astype(np.float32) @ _TO_YCC.T).reshape(-1, 3), axis=0)
-    rims = [_rim_colour(colour, q, [2.0], table), _rim_colour(colour, q, [d * short for d in CORNER_IN], table)]
+    rims = [_rim_colour(colour, base, normal, [2.0], table),
+            _rim_colour(colour, base, normal, [d * short for d in CORNER_IN], table)]
     return [r for r in rims if r is not None]
 
 
