@@ -6,7 +6,10 @@ webcam's white balance; or a phone held over it at a slant of 5–30°, 1280×96
 90–290 px), the user photographs each of the 24 cards alone on that table with that
 webcam, runs ``euchre-table calibrate deck --from-dir``, photographs tricks of four
 cards and runs ``euchre-table recognize --mode plain --deck ... --json`` on them. The
-answers are scored against the truth as in ``bench.vision_plain``.
+answers are scored against the truth as in ``bench.vision_plain``. Where the command
+refuses to write the deck and names the cards to take again, the user takes those
+photos again, once, and runs it again: each table's figures are given both at the first
+try and after that retake.
 
     python -m bench.vision_plain --photo [--tables 6] [--photos 12] [--json out.json]
     python -m bench.vision_photo --keep DIR      # also keep the photos and decks
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -87,19 +91,50 @@ def calibration_photos(session, rng):
         yield card, photo, truth[0]
 
 
-def run_table(session, rng, photos: int, folder: Path) -> dict:
-    """Photograph, calibrate and recognize through the CLI; returns the table's counts."""
+_RETAKE_LINE = re.compile(r"^\s*(\S+): (?:taken for|read as) .*take this card again", re.M)
+_PHOTO_NAME = re.compile(r"\b([0-9TJQKA]{1,2}[SHDC])\.(?:jpe?g|png|bmp|tiff?|webp)\b", re.I)
+_CARD_LIST = re.compile(r"(?:not found whole|larger or smaller than the others)[^:]*: ([^;]*);")
+
+
+def cards_to_take_again(said: str) -> list:
+    """The cards whose photos ``calibrate deck --from-dir`` told the user to take again,
+    from what it printed, in the order named: a card taken for another in its check, a
+    photo in which no card was found or more than one, a card found at another shape or
+    size than the others."""
+    names = _RETAKE_LINE.findall(said) + _PHOTO_NAME.findall(said)
+    for listed in _CARD_LIST.findall(said):
+        names += [n.split("(")[0].strip() for n in listed.split(",")]
+    out = []
+    for name in names:
+        try:
+            card = Card(name)
+        except ValueError:
+            continue
+        if card not in out:
+            out.append(card)
+    return out
+
+
+def _calibrate(cal_dir: Path, deck: Path):
+    return subprocess.run(euchre_table() + ["calibrate", "deck", "--from-dir", str(cal_dir),
+                                            "--out", str(deck)], capture_output=True, text=True, env=_env())
+
+
+def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> dict:
+    """Photograph, calibrate and recognize through the CLI; returns the table's counts.
+    Where the deck is refused with cards named to take again, those photos are taken
+    again once (``retake``) and the deck made again: ``first_try`` holds the counts had
+    the user stopped at the refusal."""
     cal_dir = folder / "deck-photos"
     cal_dir.mkdir(parents=True)
     for card, img, _ in calibration_photos(session, rng):
         cv2.imwrite(str(cal_dir / f"{card}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
     deck = folder / "deck.npz"
-    cal = subprocess.run(euchre_table() + ["calibrate", "deck", "--from-dir", str(cal_dir),
-                                           "--out", str(deck)], capture_output=True, text=True, env=_env())
+    cal = _calibrate(cal_dir, deck)
     result = {"camera": session.profile.name, "design": session.design, "surface": session.surface,
               "card_px": round(session.card_px()), "calibrate_exit": cal.returncode,
               "calibrate_said": (cal.stdout + cal.stderr).strip().splitlines()[:6],
-              "in_view": 0, "correct": 0, "refused": 0, "wrong": 0, "wrong_cards": []}
+              "retaken": [], "in_view": 0, "correct": 0, "refused": 0, "wrong": 0, "wrong_cards": []}
     truths, paths = [], []
     for k in range(photos):
         places, _ = vs.frame_placements(session, rng, "play")
@@ -108,12 +143,27 @@ def run_table(session, rng, photos: int, folder: Path) -> dict:
         cv2.imwrite(str(p), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
         truths.append(truth)
         paths.append(str(p))
+    first_made = deck.is_file()
+    # Drawn after the play photos, so that those are the same whether or not a photo is
+    # taken again.
+    again = np.random.default_rng(int(rng.integers(1 << 30)))
+    if not first_made and retake:
+        cards = cards_to_take_again(cal.stdout + cal.stderr)
+        for card in cards:
+            places, _ = vs.frame_placements(session, again, "alone", cards=[card])
+            img, _ = vs.compose(session, places, again)
+            cv2.imwrite(str(cal_dir / f"{card}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        if cards:
+            cal = _calibrate(cal_dir, deck)
+            result.update(retaken=[str(c) for c in cards], recalibrate_exit=cal.returncode,
+                          recalibrate_said=(cal.stdout + cal.stderr).strip().splitlines()[:6])
     if not deck.is_file():
         for truth in truths:
             counts = score_frame([], list(reversed(truth)), session.size)
             result["in_view"] += counts["in_view"]
             result["refused"] += counts["refused"]
         result["note"] = "no deck file: calibration failed"
+        result["first_try"] = {k: result[k] for k in ("correct", "refused", "wrong")}
         return result
     rec = subprocess.run(euchre_table() + ["recognize", "--mode", "plain", "--deck", str(deck),
                                            "--json"] + paths, capture_output=True, text=True, env=_env())
@@ -133,7 +183,19 @@ def run_table(session, rng, photos: int, folder: Path) -> dict:
         for key in ("in_view", "correct", "refused", "wrong"):
             result[key] += counts[key]
         result["wrong_cards"] += counts["wrong_cards"]
+    result["first_try"] = ({k: result[k] for k in ("correct", "refused", "wrong")} if first_made else
+                           {"correct": 0, "refused": result["in_view"], "wrong": 0})
     return result
+
+
+def said_lines(r: dict) -> list:
+    """What to print under a table's line: the first lines the calibration said, the cards
+    taken again and what it said then."""
+    out = [f"calibrate: {said}" for said in r["calibrate_said"][:3]]
+    if r.get("retaken"):
+        out.append(f"took {' '.join(r['retaken'])} again: calibrate exit {r['recalibrate_exit']}")
+        out += [f"calibrate: {said}" for said in r["recalibrate_said"][:2] if r["recalibrate_exit"]]
+    return out
 
 
 def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, keep=None,
@@ -157,8 +219,8 @@ def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, 
                   f"{r['calibrate_exit']}  cards {r['in_view']:3d}  correct {100 * r['correct'] / n:6.2f}%  "
                   f"refused {r['refused']:3d}  wrong {r['wrong']}"
                   + (f"  {r['wrong_cards']}" if r["wrong_cards"] else ""), flush=True)
-            for said in r["calibrate_said"][:3]:
-                print(f"      calibrate: {said}")
+            for line in said_lines(r):
+                print(f"      {line}")
         n = sum(r["in_view"] for r in rows)
         c = sum(r["correct"] for r in rows)
         w = sum(r["wrong"] for r in rows)
@@ -166,9 +228,15 @@ def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, 
             sub = [r for r in rows if r["camera"] == cam]
             cn = sum(r["in_view"] for r in sub)
             print(f"{cam}: {cn} whole cards, correct {100 * sum(r['correct'] for r in sub) / max(1, cn):.2f}%, "
-                  f"refused {sum(r['refused'] for r in sub)}, wrong {sum(r['wrong'] for r in sub)}")
+                  f"refused {sum(r['refused'] for r in sub)}, wrong {sum(r['wrong'] for r in sub)}; "
+                  f"at the first try {100 * sum(r['first_try']['correct'] for r in sub) / max(1, cn):.2f}%")
+        made = sum(r["calibrate_exit"] == 0 for r in rows)
+        remade = sum(r.get("recalibrate_exit") == 0 for r in rows)
         print(f"all: {n} whole cards in {tables * photos} photos, correct {100 * c / max(1, n):.2f}%, "
-              f"refused {sum(r['refused'] for r in rows)}, wrong {w}")
+              f"refused {sum(r['refused'] for r in rows)}, wrong {w}; decks made {made} of {len(rows)} "
+              f"at the first try, {made + remade} after taking the cards named again "
+              f"(first try: correct {100 * sum(r['first_try']['correct'] for r in rows) / max(1, n):.2f}%, "
+              f"wrong {sum(r['first_try']['wrong'] for r in rows)})")
         if json_out:
             with open(json_out, "w") as f:
                 json.dump({"seed": seed, "tables": rows}, f, indent=1)

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from bench import vision_sets as vs
-from bench.vision_photo import run_table
+from bench.vision_photo import run_table, said_lines
 
 CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960), "tuning-slant-small": (1280, 960),
                 "tuning-slant-large": (1280, 960)}
@@ -55,6 +55,7 @@ def main(argv=None) -> int:
     cv2.setNumThreads(1)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="plain-photo-tuning-"))
     tot = {"in_view": 0, "correct": 0, "refused": 0, "wrong": 0}
+    first = {"correct": 0, "wrong": 0}
     try:
         for i, (s, photos) in zip(range(args.tables), tuning_tables(args.seed, args.camera)):
             r = run_table(s, photos, args.photos, base / f"t{i}")
@@ -65,10 +66,13 @@ def main(argv=None) -> int:
                   f"cards {r['in_view']} correct {100 * r['correct'] / n:.1f}% unread {r['refused']} "
                   f"wrong {r['wrong']} {r['wrong_cards']}",
                   flush=True)
-            for said in r["calibrate_said"][:3]:
-                print("    ", said)
+            for line in said_lines(r):
+                print("    ", line)
+            first["correct"] += r["first_try"]["correct"]
+            first["wrong"] += r["first_try"]["wrong"]
         print(f"all: {tot['in_view']} cards, correct {100 * tot['correct'] / max(1, tot['in_view']):.1f}%, "
-              f"unread {tot['refused']}, wrong {tot['wrong']}")
+              f"unread {tot['refused']}, wrong {tot['wrong']}; at the first try (no photo taken again): "
+              f"correct {100 * first['correct'] / max(1, tot['in_view']):.1f}%, wrong {first['wrong']}")
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

@@ -2,6 +2,7 @@
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bench import vision_photo as vp
@@ -34,3 +35,23 @@ def test_unknown_design_groups_or_splits_are_named(designs, splits):
 def test_the_commands_run_the_benchmarks_own_checkout():
     root = Path(vp.__file__).resolve().parent.parent
     assert vp._env()["PYTHONPATH"].split(os.pathsep)[0] == str(root)
+
+
+def test_the_cards_a_refused_deck_names_by_shape_or_size_are_taken_again():
+    # What check_shapes says when a face is not the others' shape or size, as the photo
+    # benchmark's user reads it (the photos without a card and the cards taken for others
+    # are read in tests/vision/test_deck_calibration.py from the command's own output).
+    from engine.cards import DECK, Card
+    from vision.plain.calibration import CalibrationError, check_shapes
+    face, narrow = np.zeros((100, 71, 3), np.uint8), np.zeros((100, 50, 3), np.uint8)
+    faces = {c: face for c in DECK}
+    faces[Card("JH")] = faces[Card("10S")] = narrow
+    with pytest.raises(CalibrationError) as shape:
+        check_shapes(faces, {c: 0.3 for c in DECK})
+    assert vp.cards_to_take_again(str(shape.value)) == [Card("10S"), Card("JH")]
+    sizes = {c: 0.3 for c in DECK}
+    sizes[Card("AC")] = 0.4
+    with pytest.raises(CalibrationError) as size:
+        check_shapes({c: face for c in DECK}, sizes)
+    assert vp.cards_to_take_again(str(size.value)) == [Card("AC")]
+    assert vp.cards_to_take_again("euchre-table calibrate deck: --out d.npz: folder x does not exist") == []

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from bench.plain_tuning.scenes import place, scene
+from bench.vision_photo import cards_to_take_again
 from engine.cards import DECK, Card
 from vision import art, cli_plain, plain
 from vision.deck_calibration import (EMPTY_FRAMES, CalibrationError, build_deck, calibrate_from_dir, calibrate_live,
@@ -166,6 +167,8 @@ def test_calibrate_deck_command_names_every_photo_without_a_card_in_one_message(
     assert "no card found in 3 of 24 photos" in err
     assert all(name in err for name in ("9C.jpg", "JH.jpg", "AS.jpg"))
     assert not out.exists()
+    # The photo benchmark's user takes again the photos named, and only those.
+    assert set(cards_to_take_again(err)) == {Card("9C"), Card("JH"), Card("AS")}
 
 
 @needs_art
@@ -181,6 +184,9 @@ def test_calibrate_deck_command_writes_nothing_when_a_card_is_taken_for_another_
     err = capsys.readouterr().err
     assert "10D" in err and "10H" in err and "not written" in err
     assert not out.exists()
+    # The cards the command says to take again, not those they were taken for.
+    told = [line.split(":")[0].strip() for line in err.splitlines() if "take this card again" in line]
+    assert told and [str(c) for c in cards_to_take_again(err)] == told
 
 
 def test_calibrate_deck_command_explains_what_is_missing(tmp_path, capsys):
