@@ -177,22 +177,21 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
         bad.insert(0, f"{which}; take {'it' if len(no_card) == 1 else 'them'} again with the card "
                    "alone, face up and whole, in view of the camera (at least 60 px long); no deck "
                    "is made without every card (its look-alike would be named in its place)")
-    if bad:
-        raise CalibrationError("; ".join(bad))
     photos = [s for s in sizes.values() if s]
     if photos and len(photos) < len(sizes):
         crops = [str(c) for c, s in sizes.items() if not s]
-        raise CalibrationError(f"{folder}: mix of photos and cut-out faces ({', '.join(crops)} are cut out): "
-                               "take all the pictures the same way")
-    try:
-        aspect, size = check_shapes(faces, sizes)
-    except CalibrationError:
-        if not photos:
-            raise
-        # A card found at another outline than its own (a plank's seam taken for its side,
-        # a line of its picture) is looked for again with the others' shape and size.
-        _refind_odd(found, faces, sizes, corners)
-        aspect, size = check_shapes(faces, sizes)
+        bad.append(f"{folder}: mix of photos and cut-out faces ({', '.join(crops)} are cut out): "
+                   "take all the pictures the same way")
+    elif len(faces) >= len(found) / 2:
+        # The cards found are checked even when some photos failed, so that one message
+        # names every photo to take again (not one more each time the command is run).
+        try:
+            aspect, size = _checked_shapes({c: p for c, p in found.items() if c in faces}, faces, sizes,
+                                           corners, photos)
+        except CalibrationError as exc:
+            bad.append(str(exc))
+    if bad:
+        raise CalibrationError("; ".join(bad))
     if size:
         # A second look at each photo, now that the deck's shape and size are known: a
         # card first cut short by a line of its own picture is seen whole. Its outline is
@@ -212,6 +211,20 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
         _grow_inner(found, faces, sizes, corners)
         aspect, size = check_shapes(faces, sizes)
     return build_deck(faces, name=name or folder.name, card_px=size)
+
+
+def _checked_shapes(found: dict, faces: dict, sizes: dict, corners: dict, photos: list) -> tuple:
+    """The deck's shape and size (:func:`check_shapes`), once a photo's card found at
+    another shape or size than the others has been looked for again."""
+    try:
+        return check_shapes(faces, sizes)
+    except CalibrationError:
+        if not photos:
+            raise
+        # A card found at another outline than its own (a plank's seam taken for its side,
+        # a line of its picture) is looked for again with the others' shape and size.
+        _refind_odd(found, faces, sizes, corners)
+        return check_shapes(faces, sizes)
 
 
 def _grow_inner(found: dict, faces: dict, sizes: dict, corners: dict) -> list:

@@ -172,6 +172,28 @@ def test_calibrate_deck_command_names_every_photo_without_a_card_in_one_message(
 
 
 @needs_art
+def test_one_message_names_a_photo_without_a_card_and_a_card_of_another_size(photo_dir, tmp_path, capsys):
+    # The cards found are checked even when a photo holds none, so that the user takes
+    # every photo that needs it again at once, not one more each time the command runs.
+    folder = _copy(photo_dir, tmp_path / "empty-and-near")
+    _, empty, _ = scene([place("9C", (210, 150), 0)], seed=8, cloth="blue", markers=False)
+    cv2.imwrite(str(folder / "9C.jpg"), empty)
+    # The jack of hearts taken with the camera further away: its card a quarter smaller.
+    photo, _, _ = scene([place("JH", (320, 240), 20)], seed=101, cloth="blue", markers=False,
+                        blur=0.5, noise=2, jpeg=90)
+    far = cv2.copyMakeBorder(cv2.resize(photo, (480, 360), interpolation=cv2.INTER_AREA), 60, 60, 80, 80,
+                             cv2.BORDER_REFLECT)
+    cv2.imwrite(str(folder / "JH.jpg"), far)
+    out = tmp_path / "d.npz"
+    assert _run_cli("calibrate", "deck", "--from-dir", str(folder), "--out", str(out)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert "9C.jpg: no card found in it" in err and "larger or smaller than the others: JH;" in err
+    assert set(cards_to_take_again(err)) == {Card("9C"), Card("JH")}
+    assert not out.exists()
+
+
+@needs_art
 def test_calibrate_deck_command_writes_nothing_when_a_card_is_taken_for_another_in_its_check(photo_dir, tmp_path,
                                                                                             capsys):
     # The ten of hearts photographed under the ten of diamonds' name: the two templates are
