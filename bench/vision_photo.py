@@ -99,8 +99,8 @@ _CARD_LIST = re.compile(r"(?:not found whole|larger or smaller than the others)[
 def cards_to_take_again(said: str) -> list:
     """The cards whose photos ``calibrate deck --from-dir`` told the user to take again,
     from what it printed, in the order named: a card taken for another in its check, a
-    photo in which no card was found or more than one, a card found at another shape or
-    size than the others."""
+    photo in which no card was found or more than one, or whose face looks cut from a
+    wrong outline, a card found at another shape or size than the others."""
     names = _RETAKE_LINE.findall(said) + _PHOTO_NAME.findall(said)
     for listed in _CARD_LIST.findall(said):
         names += [n.split("(")[0].strip() for n in listed.split(",")]

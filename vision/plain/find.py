@@ -884,7 +884,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
 
 FAINT_PLACE_CARDS = 3
 """The largest place unlike the empty table that ``faint_outlines`` looks into, in cards
-(each the largest card looked for): as many cards lying side by side, touching."""
+(each the largest card looked for): as many cards lying close together make one place."""
 
 
 def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list, aspect: Optional[float],
@@ -892,8 +892,9 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
     """``outlines`` with the cards whose edge is too faint for the usual edges (a
     light-rimmed card on white paper) added: where what differs from the empty table
     (``foreground``, frame size) is not explained by an outline and lies clear of the
-    frame's edge (a hand and arm reach in across it) and no larger than a card, the card
-    is looked for again with faint edges (``find_outlines(faint=True)``) near it. Frames
+    frame's edge (a hand and arm reach in across it) and no larger than a few cards
+    (``FAINT_PLACE_CARDS``), the cards are looked for again with faint edges
+    (``find_outlines(faint=True)``) near it. Frames
     without such places (every card found, a hand) cost almost nothing more. On a busy
     table (``table.busy``) such a place is looked at as a region unlike the table, unless
     it lies on a plain part of it (``on_plain``: a white mat laid on a carpet) and its
