@@ -157,14 +157,22 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> d
             cal = _calibrate(cal_dir, deck)
             result.update(retaken=[str(c) for c in cards], recalibrate_exit=cal.returncode,
                           recalibrate_said=(cal.stdout + cal.stderr).strip().splitlines()[:6])
-    if not deck.is_file():
+    if deck.is_file():
+        _score_answers(result, session, deck, paths, truths)
+    else:
         for truth in truths:
             counts = score_frame([], list(reversed(truth)), session.size)
             result["in_view"] += counts["in_view"]
             result["refused"] += counts["refused"]
         result["note"] = "no deck file: calibration failed"
-        result["first_try"] = {k: result[k] for k in ("correct", "refused", "wrong")}
-        return result
+    # Had the user stopped at a refusal, every card would have gone unread.
+    result["first_try"] = ({k: result[k] for k in ("correct", "refused", "wrong")} if first_made else
+                           {"correct": 0, "refused": result["in_view"], "wrong": 0})
+    return result
+
+
+def _score_answers(result: dict, session, deck: Path, paths: list, truths: list) -> None:
+    """Read the play photos with ``recognize`` and add its answers' counts to ``result``."""
     rec = subprocess.run(euchre_table() + ["recognize", "--mode", "plain", "--deck", str(deck),
                                            "--json"] + paths, capture_output=True, text=True, env=_env())
     answers = {}
@@ -183,9 +191,6 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> d
         for key in ("in_view", "correct", "refused", "wrong"):
             result[key] += counts[key]
         result["wrong_cards"] += counts["wrong_cards"]
-    result["first_try"] = ({k: result[k] for k in ("correct", "refused", "wrong")} if first_made else
-                           {"correct": 0, "refused": result["in_view"], "wrong": 0})
-    return result
 
 
 def said_lines(r: dict) -> list:
