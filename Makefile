@@ -6,6 +6,8 @@ PY     := $(VENV)/bin/python
 # KDE card art used to compose test frames (GPL art: installed, never committed), a
 # font with suit symbols, and systemd-analyze for checking the unit file.
 APT_PACKAGES := espeak-ng libzbar0 librsvg2-bin kdegames-card-data-kf5 fonts-dejavu-core systemd
+# Fonts the generated card designs (tuning data, vision.generated_decks) draw their indices in.
+APT_PACKAGES += fonts-urw-base35 fonts-freefont-ttf
 # Club nights: the MQTT broker (tests start their own on loopback), nats-server for the
 # broker benchmark, and Debian's Chromium with its driver for the hall page's tests.
 APT_PACKAGES += mosquitto mosquitto-clients nats-server chromium chromium-driver

@@ -45,7 +45,8 @@ REPORT_SEED = 1000
 """Seeds from here on are for reporting."""
 
 DESIGN_GROUPS = {"kde-tuning": vs.TUNING_DESIGNS, "kde-validation": vs.VALIDATION_DESIGNS,
-                 "npm": vs.NPM_DESIGNS, "kde-tuning-4color": vs.TUNING_FOUR_COLOUR}
+                 "npm": vs.NPM_DESIGNS, "kde-tuning-4color": vs.TUNING_FOUR_COLOUR,
+                 "generated": vs.GENERATED_DESIGNS}
 SIZES = ((640, 480), (1280, 720))
 CLEAN_KINDS = ("play", "edge")
 
@@ -309,7 +310,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--designs", default="kde-tuning,kde-validation,npm",
                     help="design groups: kde-tuning, kde-validation, npm, kde-tuning-4color "
-                         "(the tuning designs recoloured as four-colour decks)")
+                         "(the tuning designs recoloured as four-colour decks), generated "
+                         "(designs drawn from seeds, vision.generated_decks: tuning only)")
     ap.add_argument("--splits", default="tuning,validation",
                     help="surface/camera splits: tuning, validation, busy (the tuning tools' own busy "
                          "surfaces: carpet, grained wood, a woven mat, terrazzo; with --groups patterned, "
@@ -363,9 +365,14 @@ def main(argv=None) -> int:
     kinds = [k for k in args.kinds.split(",") if k]
     splits = [s for s in args.splits.split(",") if s]
     groups = args.groups.split(",") if args.groups else None
+    if "generated" in dgs and "validation" in splits:
+        print("the generated designs are tuning data: use them with --splits tuning or busy",
+              file=sys.stderr)
+        return 2
     if "busy" in splits:
-        if "kde-tuning" not in dgs or len(dgs) > 1:
-            print("the busy split is for tuning: use it with --designs kde-tuning only", file=sys.stderr)
+        if not dgs or set(dgs) - {"kde-tuning", "generated"}:
+            print("the busy split is for tuning: use it with --designs kde-tuning or generated only",
+                  file=sys.stderr)
             return 2
         import contextlib
         from bench.plain_tuning import textures

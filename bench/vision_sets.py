@@ -38,6 +38,9 @@ VALIDATION_DESIGNS = ("ancient-egyptians", "gm-paris", "jolly-royal", "nicu-orna
 TUNING_FOUR_COLOUR = tuple(f"{d}+4color" for d in TUNING_DESIGNS)
 """The tuning designs recoloured as four-colour decks print them (``vision.art.four_colour``:
 diamonds blue, clubs green): tuning data for decks whose suits are not red and black."""
+GENERATED_DESIGNS = tuple(f"gen-{k}" for k in range(1, 25))
+"""Designs drawn from seeds (vision.generated_decks): no edge line, coloured frames,
+patterned bands, cream paper, pictures to the edge. Made here, so tuning data only."""
 NPM_DESIGNS = ("touati-standard", "kennard-2color", "kennard-2color-big", "kennard-4color",
                "kennard-4color-big", "bellot")
 """Designs from npm packages (vision.art.NPM_DESIGNS): all validation, nobody tunes on them."""

@@ -34,6 +34,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
+from vision import generated_decks
 
 CARDDECKS_DIR = Path("/usr/share/carddecks")
 """Where kdegames-card-data-kf5 installs its decks, one ``svg-<name>`` folder each."""
@@ -131,8 +132,13 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
         return four_colour(card_image(deck[:-len(FOUR_COLOUR)], card, height), card)
     if height < 16:
         raise ValueError(f"height {height} is too small for a card face: ask for 16 px or more")
+    cached = cache_dir() / deck / f"{card}_{height}.png"
     if deck in NPM_DESIGNS:
         svg, ident = npm_card_file(deck, card)
+    elif generated_decks.is_generated(deck):
+        d = generated_decks.design_named(deck)
+        cached = cache_dir() / f"generated-v{generated_decks.VERSION}" / deck / f"{card}_{height}.png"
+        svg, ident = _generated_svg(d, card, cached.parent), None
     else:
         folder = CARDDECKS_DIR / f"svg-{deck}"
         svg = _deck_file(folder) if folder.is_dir() else None
@@ -141,7 +147,6 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
             raise ArtError(f"no KDE SVG deck named {deck!r}; installed decks: {have}; "
                            f"npm decks: {', '.join(NPM_DESIGNS)}")
         ident = element_id(card)
-    cached = cache_dir() / deck / f"{card}_{height}.png"
     if cached.is_file():
         img = cv2.imread(str(cached), cv2.IMREAD_UNCHANGED)
         if img is not None and img.ndim == 3 and img.shape[2] == 4 and img.shape[0] == height:
@@ -169,6 +174,17 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
     except OSError:
         pass  # a read-only home still renders, only slower
     return face
+
+
+def _generated_svg(d, card: Card, folder: Path) -> Path:
+    """The SVG file of a generated design's card, written once into ``folder``."""
+    path = folder / f"{card}.svg"
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(generated_decks.card_svg(d, card))
+        os.replace(tmp, path)
+    return path
 
 
 FOUR_COLOUR = "+4color"

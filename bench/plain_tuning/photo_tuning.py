@@ -4,6 +4,7 @@ with the tuning camera profile, calibrated with `calibrate deck --from-dir` and 
 
     python -m bench.plain_tuning.photo_tuning --tables 4 --photos 6 --seed 3 [--keep DIR]
     python -m bench.plain_tuning.photo_tuning --camera tuning-slant --tables 6 --seed 760
+    python -m bench.plain_tuning.photo_tuning --designs generated --tables 6 --seed 987
 
 ``--camera`` names a tuning camera profile (bench.vision_sets.CAMERAS): ``tuning`` (the
 default, 960x540), ``tuning-slant`` (a phone held at a slant, 1280x960) or
@@ -30,12 +31,16 @@ CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960), "tuning-slant
 SURFACES = ("wood:oak:matte", "wood:oak:satin", "cloth:green", "felt:navy", "cloth:grey", "wood:oak:gloss")
 
 
-def tuning_tables(seed: int, camera: str = "tuning"):
+DESIGNS = {"kde": vs.TUNING_DESIGNS, "generated": vs.GENERATED_DESIGNS}
+"""The tuning designs this tool takes: the KDE tuning designs, or the generated ones."""
+
+
+def tuning_tables(seed: int, camera: str = "tuning", designs=vs.TUNING_DESIGNS):
     """The tables this tool draws for ``seed`` and ``camera``, in turn and without end:
     ``(session, the generator its photos are drawn from)``."""
     rng = np.random.default_rng([seed, 5])
     for i in itertools.count():
-        design = vs.TUNING_DESIGNS[(i * 5 + seed) % len(vs.TUNING_DESIGNS)]
+        design = designs[(i * 5 + seed) % len(designs)]
         surface = SURFACES[(i + seed) % len(SURFACES)]
         # The default camera draws as before (no profile given), so old seeds give the same photos.
         s = vs.draw_session(rng, "tuning", size=CAMERA_SIZES[camera], design=design, surface=surface,
@@ -51,13 +56,15 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", help="keep the photos and decks here")
     ap.add_argument("--camera", default="tuning", choices=sorted(CAMERA_SIZES),
                     help="tuning camera profile: tuning (960x540), tuning-slant, tuning-slant-small or tuning-slant-large (1280x960)")
+    ap.add_argument("--designs", default="kde", choices=sorted(DESIGNS),
+                    help="kde (the KDE tuning designs) or generated (vision.generated_decks)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="plain-photo-tuning-"))
     tot = {"in_view": 0, "correct": 0, "refused": 0, "wrong": 0}
     first = {"correct": 0, "wrong": 0}
     try:
-        for i, (s, photos) in zip(range(args.tables), tuning_tables(args.seed, args.camera)):
+        for i, (s, photos) in zip(range(args.tables), tuning_tables(args.seed, args.camera, DESIGNS[args.designs])):
             r = run_table(s, photos, args.photos, base / f"t{i}")
             for k in tot:
                 tot[k] += r[k]
