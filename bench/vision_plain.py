@@ -8,7 +8,9 @@ same table are read: the trick of four cards apart (``play``), a card cut by the
 frame's edge (``edge``), and, reported apart, a hand and arm over or beside a card
 (``hand``), cards partly on each other (``overlap``) and a lamp's glare (``glare``).
 
-Design groups: KDE tuning designs, KDE validation designs, npm designs (validation).
+Design groups: KDE tuning designs, KDE validation designs, npm designs (validation);
+for tuning also the generated designs (``generated``: vision.generated_decks) and the
+tuning designs in four colours (``kde-tuning-4color``).
 Surface groups: the tuning and the validation split's surfaces (cloth, felt, wood,
 printed mat, the older all-white mat; patterned cloth and carpet/tiles in validation
 only), each with the split's camera profile.
