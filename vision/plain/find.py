@@ -458,9 +458,14 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) 
         # inside is hidden. So a side laid along the table's own lines (wood grain
         # running with it) is judged there too, and a step that is no card's (the
         # table's line, a line printed inside a card) is not taken for its side.
-        outside, hidden = _hides_the_table(colour, veto[2], vscale, base, normal)
-        ok = np.where(seen, ok | (outside & hidden), hidden)
-        seen = seen | outside
+        # (Looked at only where a step does not already say so: the costly part.)
+        need = ~(seen & ok)
+        if need.any():
+            outside, hidden = np.zeros(ok.shape, bool), np.zeros(ok.shape, bool)
+            normals = np.broadcast_to(normal[:, :, None, :], base.shape)
+            outside[need], hidden[need] = _hides_the_table(colour, veto[2], vscale, base[need], normals[need])
+            ok = np.where(seen, ok | (outside & hidden), hidden)
+            seen = seen | outside
     n_seen = seen.sum(axis=2)
     frac = (ok & seen).sum(axis=2) / np.maximum(n_seen, 1)
     frac = np.where(n_seen >= MIN_SEEN * n, frac, 0.0)
@@ -468,8 +473,8 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) 
 
 
 TABLE_SAME = 12.0
-"""Largest colour difference (YCrCb units, chroma weighted, after the light's shift over
-the outline) from the empty table's picture 4 px outside a side at which the table there
+"""Largest colour difference (YCrCb units, chroma weighted, after the light's shift) from
+the empty table's picture 4 px outside a side at which the table there
 counts as seen as it was ..."""
 TABLE_HIDDEN = 15.0
 """... and least difference 3 px inside it (and twice the difference outside) at which
@@ -477,18 +482,19 @@ the table there counts as hidden by a card. (Tuning frames of generated designs 
 grained tuning texture: 27-58 inside against 3-13 outside, medians per card.)"""
 
 
-def _hides_the_table(colour: np.ndarray, table_picture: np.ndarray, scale: float, base: np.ndarray,
-                     normal: np.ndarray) -> tuple:
-    """Per side point (Q, 4, n): whether the frame 4 px outside the side looks as the empty
-    table does there, and whether the frame 3 px inside differs from it (a card hides it).
-    The light's shift between the two (exposure, white balance) is taken out per outline:
-    the median difference outside it."""
+def _hides_the_table(colour: np.ndarray, table_picture: np.ndarray, scale: float, points: np.ndarray,
+                     normals: np.ndarray) -> tuple:
+    """Per side point (``points``, ``normals``: (..., 2), the side's outward normal at each):
+    whether the frame 4 px outside the side looks as the empty table does there, and
+    whether the frame 3 px inside differs from it (a card hides it). The light's shift
+    between the two (exposure, white balance) is taken out: the median difference
+    outside over the points."""
     def differs(offset: float) -> np.ndarray:
-        pts = base + normal[:, :, None, :] * offset
+        pts = points + normals * offset
         return sample(colour, pts).astype(np.float32) - sample(table_picture, pts * scale).astype(np.float32)
 
     d_in, d_out = differs(-3.0), differs(4.0)
-    shift = np.median(d_out.reshape(len(base), -1, 3), axis=1)[:, None, None, :]
+    shift = np.median(d_out.reshape(-1, 3), axis=0)
     d_in = np.sqrt((((d_in - shift) @ _TO_YCC.T) ** 2).sum(-1))
     d_out = np.sqrt((((d_out - shift) @ _TO_YCC.T) ** 2).sum(-1))
     return d_out <= TABLE_SAME, d_in >= np.maximum(TABLE_HIDDEN, 2.0 * d_out)
