@@ -15,6 +15,7 @@ card, ``calibration.inner_cuts``).
     python -m bench.plain_tuning.calibrations --group patterned --seeds 875   # the tools' printed cloths
     python -m bench.plain_tuning.calibrations --group white-mat-a4 --seeds 921   # the white A4 mat on plain cloth
     python -m bench.plain_tuning.calibrations --group white-mat-a4 --seeds 924 --camera tuning-hard
+    python -m bench.plain_tuning.calibrations --group white-mat --seeds 980 --designs generated
 """
 from __future__ import annotations
 
@@ -49,6 +50,8 @@ ODD = 0.04
 """A face whose width/height differs from the deck's median by more than this is reported."""
 
 
+ALLOWED = vs.TUNING_DESIGNS + vs.GENERATED_DESIGNS
+"""Designs a pass may be run with: the KDE tuning designs, then the generated ones."""
 TUNING_CAMERAS = ("tuning", "tuning-hard")
 """Camera profiles a pass may be drawn with (``--camera``): the tuning split's and the
 poorer tuning camera."""
@@ -77,7 +80,7 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print, camera: str = N
             if 1000 <= seed < 2000 or seed >= 5000:
                 raise ValueError(f"seed {seed} is a report seed: tune with seeds below 1000")
             for design in designs:
-                k = vs.TUNING_DESIGNS.index(design)      # the same session whichever designs run
+                k = ALLOWED.index(design)      # the same session whichever designs run
                 size = SIZES[(seed + k) % 2]
                 rng = np.random.default_rng([seed, 77, k])
                 if group in OWN:
@@ -119,13 +122,16 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy, patterned, white-mat-a4")
     ap.add_argument("--seeds", default="30,31,32,33", help="below 1000: tuning")
-    ap.add_argument("--designs", default=",".join(vs.TUNING_DESIGNS))
+    ap.add_argument("--designs", default=",".join(vs.TUNING_DESIGNS),
+                    help="tuning designs, comma-separated, or 'generated' (gen-1 ... gen-24)")
     ap.add_argument("--camera", choices=TUNING_CAMERAS, default=None,
                     help="a tuning camera profile instead of the tuning split's")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     designs = [d for d in args.designs.split(",") if d]
-    bad = [d for d in designs if d not in vs.TUNING_DESIGNS]
+    if designs == ["generated"]:
+        designs = list(vs.GENERATED_DESIGNS)
+    bad = [d for d in designs if d not in ALLOWED]
     if bad:
         ap.error(f"not tuning designs: {', '.join(bad)}")
     seeds = [int(s) for s in args.seeds.split(",") if s]
