@@ -92,16 +92,22 @@ def synthetic_deck(long_side: float, off: dict = None) -> PlainDeck:
 def laid(card: str, long_side: float, angle: float, seed: int):
     """The synthetic card lying on a cloth, ``long_side`` px long, turned by ``angle``
     degrees, softened and noisy: the frame and the card's corners."""
-    face = synthetic_face(card)
+    return laid_face(synthetic_face(card), long_side, angle, seed)
+
+
+def laid_face(face: np.ndarray, long_side: float, angle: float, seed: int):
+    """A face (any size) lying on a cloth, ``long_side`` px long, turned by ``angle``
+    degrees, softened and noisy: the frame and the card's corners."""
     rng = np.random.default_rng(seed)
     size = int(long_side * 2)
-    s = long_side / H
-    m = cv2.getRotationMatrix2D((W / 2, H / 2), angle, s)
-    m[:, 2] += (size / 2 - W / 2, size / 2 - H / 2) + rng.uniform(-2, 2, 2)
+    s = long_side / face.shape[0]
+    fw, fh = face.shape[1], face.shape[0]
+    m = cv2.getRotationMatrix2D((fw / 2, fh / 2), angle, s)
+    m[:, 2] += (size / 2 - fw / 2, size / 2 - fh / 2) + rng.uniform(-2, 2, 2)
     frame = cv2.warpAffine(face.astype(np.float32), m, (size, size), flags=cv2.INTER_AREA,
                            borderMode=cv2.BORDER_CONSTANT, borderValue=(40, 110, 40))
     frame = cv2.GaussianBlur(frame, (0, 0), 0.6) + rng.normal(0, 3, frame.shape)
-    corners = cv2.transform(np.array([[[0, 0], [W, 0], [W, H], [0, H]]], np.float32), m)[0]
+    corners = cv2.transform(np.array([[[0, 0], [fw, 0], [fw, fh], [0, fh]]], np.float32), m)[0]
     return np.clip(frame, 0, 255).astype(np.uint8), corners
 
 
@@ -288,21 +294,7 @@ def test_aces_whose_large_signs_are_alike_in_outline_are_told_apart(monkeypatch,
     assert deck.sign_places(a, b)[1] and deck.sign_places(b, a)[1]
     for k, angle in enumerate((8, 97, 190)):
         for card in ("AH", "AD"):
-            frame, corners = _laid_face(faces[card], long_side, angle, seed=k)
+            frame, corners = laid_face(faces[card], long_side, angle, seed=k)
             r = decide.read_views(upright_views(frame, corners, deck.aspect), deck, card_px=long_side)
             assert r.card == Card(card), (card, angle, r.reason)
 
-
-def _laid_face(face: np.ndarray, long_side: float, angle: float, seed: int):
-    """A face (any size) lying on a cloth ``long_side`` px long, as :func:`laid` lays one."""
-    rng = np.random.default_rng(seed)
-    size = int(long_side * 2)
-    s = long_side / face.shape[0]
-    fw, fh = face.shape[1], face.shape[0]
-    m = cv2.getRotationMatrix2D((fw / 2, fh / 2), angle, s)
-    m[:, 2] += (size / 2 - fw / 2, size / 2 - fh / 2) + rng.uniform(-2, 2, 2)
-    frame = cv2.warpAffine(face.astype(np.float32), m, (size, size), flags=cv2.INTER_AREA,
-                           borderMode=cv2.BORDER_CONSTANT, borderValue=(40, 110, 40))
-    frame = cv2.GaussianBlur(frame, (0, 0), 0.6) + rng.normal(0, 3, frame.shape)
-    corners = cv2.transform(np.array([[[0, 0], [fw, 0], [fw, fh], [0, fh]]], np.float32), m)[0]
-    return np.clip(frame, 0, 255).astype(np.uint8), corners
