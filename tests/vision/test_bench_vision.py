@@ -181,3 +181,11 @@ def test_the_speed_bench_times_and_scores_the_same_frames_again_after_keeping_th
     out = capsys.readouterr().out
     assert "640x480" in out and "add" in out
     assert vsp.main(["--load", str(tmp_path / "missing")]) == 2
+
+
+def test_the_generated_designs_are_refused_with_the_validation_split(capsys):
+    # They are made by the project: tuning data only.
+    assert vp.main(["--quick", "--designs", "generated", "--splits", "tuning,validation"]) == 2
+    assert "the generated designs are tuning data" in capsys.readouterr().err
+    assert vp.main(["--quick", "--designs", "generated,kde-validation", "--splits", "busy"]) == 2
+    assert "the busy split is for tuning" in capsys.readouterr().err

@@ -456,9 +456,8 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) 
         # Where the empty table's picture is known, a point is judged by it as well: on
         # the card's side the table just outside looks as it did, and the table just
         # inside is hidden. So a side laid along the table's own lines (wood grain
-        # running with it) is judged there too, and a step that is no card's (the
-        # table's line, a line printed inside a card) is not taken for its side.
-        # (Looked at only where a step does not already say so: the costly part.)
+        # running with it), where a step says nothing, is judged there too. (Looked at
+        # only where a step does not already say so: the costly part.)
         need = ~(seen & ok)
         if need.any():
             outside, hidden = np.zeros(ok.shape, bool), np.zeros(ok.shape, bool)
@@ -474,8 +473,8 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) 
 
 TABLE_SAME = 12.0
 """Largest colour difference (YCrCb units, chroma weighted, after the light's shift) from
-the empty table's picture 4 px outside a side at which the table there
-counts as seen as it was ..."""
+the empty table's picture 4 px outside a side at which the table there counts as seen as
+it was ..."""
 TABLE_HIDDEN = 15.0
 """... and least difference 3 px inside it (and twice the difference outside) at which
 the table there counts as hidden by a card. (Tuning frames of generated designs on a

@@ -275,8 +275,8 @@ cut wrongly)."""
 MISCUT_GAIN = 0.25
 """... and by at least this much more than the two faces correlate as they lie: a face
 cut from a wrong outline is its print moved and reshaped, so that the fit gains much
-(synthetic twins, one straightened from an outline whose corner lay 10-20% of the card's
-width out on the table: 0.68-0.91 against 0.24-0.56 as they lie). Twins whose large
+(synthetic twins, one straightened from an outline whose corner lay 15-20% of the card's
+width out on the table, a change of shape: 0.68-0.88 against 0.24-0.40 as they lie). Twins whose large
 signs are alike in outline (a simple deck's aces of hearts and diamonds, one large sign
 each: a generated tuning design's fitted by 0.71 with a squeeze, and correlated by 0.58
 as they lie) gain little and are compared at their signs."""
