@@ -35,11 +35,16 @@ FONTS = ("DejaVu Sans", "DejaVu Serif", "DejaVu Sans Condensed", "Nimbus Sans", 
 fonts-freefont-ttf); rsvg-convert falls back to DejaVu Sans when one is missing."""
 
 PAPERS = ("#ffffff", "#ffffff", "#fdfbf4", "#f8f3e3", "#f5f5f2", "#fbfdff", "#f1ece0")
+"""Paper colours a design is printed on: white (twice as likely) to cream."""
 INKS_RED = ("#d01818", "#c00000", "#e0261c", "#b3122e", "#d43b2a")
+"""Red inks of hearts and diamonds."""
 INKS_BLACK = ("#000000", "#1a1a1a", "#101828", "#222222")
+"""Black inks of spades and clubs."""
 FOUR_BLUE, FOUR_GREEN = "#1546b0", "#13823a"
+"""A four-colour design's diamonds and clubs."""
 PICTURE_COLOURS = ("#c81e1e", "#1e3fa8", "#e8b818", "#101010", "#2c8a3c", "#7a2a8a",
                    "#e07820", "#4aa0d8", "#f0d080", "#8a5a2a")
+"""Colours a design's court pictures are drawn from (3 to 5 of them per design)."""
 EDGES = ("none", "outline", "line", "double", "frame", "band", "tint")
 """How a design marks the card's edge: ``none`` (white to the edge), ``outline`` (a dark
 line along the edge), ``line``/``double`` (lines set in from the edge), ``frame`` (a
