@@ -1,4 +1,4 @@
-"""Card faces from the KDE card decks (kdegames-card-data-kf5) and from SVG decks on the npm registry, rendered on demand for tests and benchmarks.
+"""Card faces from the KDE card decks (kdegames-card-data-kf5), from SVG decks on the npm registry and from the generated designs (vision.generated_decks), rendered on demand for tests and benchmarks.
 
 None of the art is in the repository. The KDE art (GPL) is rendered from the system's
 ``/usr/share/carddecks/svg-*`` decks; the npm decks (see ``NPM_DESIGNS``: each a pinned
@@ -145,7 +145,7 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
         if svg is None:
             have = ", ".join(kde_decks()) or "none (install kdegames-card-data-kf5)"
             raise ArtError(f"no KDE SVG deck named {deck!r}; installed decks: {have}; "
-                           f"npm decks: {', '.join(NPM_DESIGNS)}")
+                           f"npm decks: {', '.join(NPM_DESIGNS)}; generated designs: gen-1, gen-2, ...")
         ident = element_id(card)
     if cached.is_file():
         img = cv2.imread(str(cached), cv2.IMREAD_UNCHANGED)

@@ -278,12 +278,8 @@ def card_svg(d: Design, card) -> str:
                         f'stroke="{d.palette[0]}" stroke-width="0.8"/>')
         body.append(_pip(card.suit, w / 2, h / 2, size, colour))
     else:
-        if d.court_style == "bleed":
-            inset_x, inset_y = 1.0, 1.0
-        elif d.court_style == "open":
-            inset_x, inset_y = ax0 - 1.0, d.court_inset
-        else:
-            inset_x, inset_y = ax0 - 1.0, d.court_inset
+        # Framed and open pictures lie between the indices; a bleeding one runs to the edge.
+        inset_x, inset_y = (1.0, 1.0) if d.court_style == "bleed" else (ax0 - 1.0, d.court_inset)
         x0, y0, x1, y1 = inset_x, inset_y, w - inset_x, h - inset_y
         body.append(_picture(d, card, x0, y0, x1, y1))
         if d.court_style == "framed":
