@@ -251,6 +251,16 @@ of the strongest (99.5th percentile) in the pair."""
 SIGN_FLOOR = 0.3
 """Least shape difference (:func:`shape_difference`) a place of two twins' faces must
 reach to be a sign: what two faces that agree differ by (noise, light) stays below it."""
+SMALL_SIGN_FLOOR = 0.15
+"""Least shape difference of a place of twins whose signs are small (a small-pip deck's
+spades and clubs: a spade's point against a club's top lobe, a few pixels of a card seen
+about 110 px long), when no place reaches ``SIGN_FLOOR``: such places count only when at
+least ``SMALL_SIGN_COUNT`` of them reach it. (Two calibrations of one card through the
+camera differ by 0.03 at most at any place on tuning sessions; a small-pip tuning
+design's black nines and tens seen 104 px long differ by 0.15-0.25 at every pip.)"""
+SMALL_SIGN_COUNT = 3
+"""Least number of places for the small signs' floor: a difference repeated at the pips
+and indices is the suit's; one place alone may be a blemish on one calibration's face."""
 SIGN_EDGE = 2
 """Canonical px given up inside the part two templates share once laid on each other."""
 SIGN_CUT = 1.5
@@ -310,6 +320,12 @@ def laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     left out. ``b`` as it is when the fit fails; nothing covered when the two are the same
     print only through a change of shape (``MISCUT_FIT``: one face was cut from a wrong
     outline)."""
+    return _laid_on(sharp_a, sharp_b)[:2]
+
+
+def _laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
+    """:func:`laid_on`, and whether one of the faces was cut off the card's outline
+    (their slip reaches ``SIGN_CUT``)."""
     h, w = sharp_a.shape
     fit, warp = _fit(sharp_a, sharp_b)
     if not _small_slip(warp, h) and fit >= MISCUT_FIT and fit - ncc(sharp_a, sharp_b) >= MISCUT_GAIN:
@@ -320,7 +336,7 @@ def laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
             # it can be compared with a view's (straightened from the card's own
             # outline): nothing is covered.
             return cv2.warpAffine(sharp_b, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                  borderMode=cv2.BORDER_REPLICATE), np.zeros((h, w), bool)
+                                  borderMode=cv2.BORDER_REPLICATE), np.zeros((h, w), bool), True
     if not _small_slip(warp, h):
         warp = np.eye(2, 3, dtype=np.float32)      # laid as they are
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
@@ -332,7 +348,8 @@ def laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
                              borderMode=cv2.BORDER_CONSTANT, borderValue=0) & inside
     covered = cv2.erode(covered, np.ones((2 * SIGN_EDGE + 1,) * 2, np.uint8))
     tx, ty = abs(float(warp[0, 2])), abs(float(warp[1, 2]))
-    if max(tx, ty) >= SIGN_CUT:
+    cut = max(tx, ty) >= SIGN_CUT
+    if cut:
         # One of the two faces was cut off the card's outline: it shows the table along
         # an edge, and its print there is darkened by the light estimated across that
         # strip (``LIGHT_SCALE``). Which face it is cannot be told, so bands as wide as
@@ -342,7 +359,7 @@ def laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
         covered[:, w - m - bx:] = 0
         covered[:m + by] = 0
         covered[h - m - by:] = 0
-    return b, covered.astype(bool)
+    return b, covered.astype(bool), cut
 
 
 def laid_slip(sharp_a: np.ndarray, sharp_b: np.ndarray) -> np.ndarray:
@@ -380,16 +397,23 @@ def sign_places(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     ``a`` (:func:`laid_on`) and up to ``MAX_PLACES`` places as :func:`places` gives
     them, the most different in shape first. Parts the two faces share, calibrated a few
     pixels apart, are not taken for signs, nor is print only one face holds."""
-    b, covered = laid_on(sharp_a, sharp_b)
+    b, covered, cut = _laid_on(sharp_a, sharp_b)
     h, w = sharp_a.shape
     m = max(2, int(round(INSET * h)))
     d = (shape_difference(sharp_a, b) * covered)[m:h - m, m:w - m]
     inner = covered[m:h - m, m:w - m]
     top = float(np.percentile(d[inner], 99.5)) if inner.any() else 0.0
-    mask = (d > max(SIGN_FLOOR / 2, SIGN_LEVEL * top)).astype(np.uint8)
-    signs = [p for p in _places_of(sharp_a, b, d, mask, m, rank=True)
-             if float(d[p[0] - m:p[1] - m, p[2] - m:p[3] - m].max()) >= SIGN_FLOOR]
-    return b, signs
+    # Small signs are looked for only between faces cut alike: a face cut off the card's
+    # outline has its corners left out (``SIGN_CUT``), and what is left of its index
+    # signs there is their fringe.
+    floors = ((SIGN_FLOOR, 1),) if cut else ((SIGN_FLOOR, 1), (SMALL_SIGN_FLOOR, SMALL_SIGN_COUNT))
+    for floor, least in floors:
+        mask = (d > max(floor / 2, SIGN_LEVEL * top)).astype(np.uint8)
+        signs = [p for p in _places_of(sharp_a, b, d, mask, m, rank=True)
+                 if float(d[p[0] - m:p[1] - m, p[2] - m:p[3] - m].max()) >= floor]
+        if len(signs) >= least:
+            return b, signs
+    return b, []
 
 
 def sign_look(view_sharp: np.ndarray, sharp_a: np.ndarray, b_laid: np.ndarray, signs, patches=None) -> float:
