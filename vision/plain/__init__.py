@@ -4,6 +4,7 @@ Stages, each its own module (details and measured figures in docs/vision-plain.m
 
 - ``background``: the empty table, learnt from the camera's frames (service only);
 - ``find``: card-shaped outlines, by the straight steps along their sides;
+- ``fit``: a card of the calibrated size fitted over print no outline explains (faint edges);
 - ``straighten``: the face warped upright at the canonical size, in its own light;
 - ``read``: features, matching, and the close look where two cards differ;
 - ``decide``: which card, or a refusal with its reason;
@@ -93,6 +94,7 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     is reported as a refusal. Without it, the frame is read alone (a single photo)."""
     from vision.plain.decide import read_views
     from vision.plain.find import faint_outlines, find_outlines
+    from vision.plain.fit import fitted_outlines
     from vision.plain.straighten import portrait_orders, squarish, upright_views
     frame = np.asarray(frame)
     if frame.ndim != 3 or frame.shape[2] != 3:
@@ -121,6 +123,10 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     outlines = find_outlines(frame, deck.aspect, table=table, slant=slant, **kw)
     if foreground is not None:
         outlines = faint_outlines(frame, foreground, outlines, deck.aspect, table, **kw)
+        if size:
+            # Print still unexplained: a card whose edge is too faint to follow (a light card
+            # on the white mat, seen small), fitted whole at the calibrated size.
+            outlines = outlines + fitted_outlines(frame, foreground, outlines, deck.aspect, table, size)
     # Outermost first: an outline inside a card that was read is part of that card
     # (its picture's frame); inside a refusal it may be a card (in a mat's box).
     order = sorted(range(len(outlines)), key=lambda i: -outlines[i].area)

@@ -1,0 +1,93 @@
+"""Tests of vision.plain.fit: a card of the calibrated size fitted where print lies that no outline explains."""
+import cv2
+import numpy as np
+import pytest
+
+from bench import vision_sets as vs
+from bench.plain_tuning.scenes import corner_error
+from engine.cards import DECK, Card
+from vision import art
+from vision.plain import SIZE_RANGE, fit, recognize_plain
+from vision.plain.background import TableModel
+from vision.plain.deck import PlainDeck
+from vision.plain.find import faint_outlines, find_outlines
+from vision.synth import compose_scene
+
+pytestmark = pytest.mark.skipif(not art.art_available(),
+                                reason="KDE card art (kdegames-card-data-kf5, librsvg2-bin) not installed")
+
+
+def _white_mat(design: str, seed: int):
+    """A tuning session on the all-white mat through the poorer tuning camera (640x480),
+    its empty table learnt: ``(session, table, rng, aspect)``."""
+    rng = np.random.default_rng([seed, 91])
+    session = vs.draw_session(rng, "tuning", "white-mat", size=(640, 480), design=design, profile="tuning-hard")
+    empty = compose_scene([], size=session.size, rng=rng, **session.conditions())
+    table = TableModel()
+    for _ in range(5):
+        table.learn(empty.shoot(rng)[0])
+    face = art.card_image(design, "AS", height=300)
+    return session, table, rng, face.shape[1] / face.shape[0]
+
+
+def _alone(session, rng, card: str):
+    places, _ = vs.frame_placements(session, rng, "alone", cards=[Card(card)])
+    scene = compose_scene(places, size=session.size, rng=rng, **session.conditions())
+    return scene.shoot(rng)[0], np.asarray(scene.truth[0]["corners"])
+
+
+def _usual(frame, table, aspect, size):
+    kw = dict(sizes=(size,), min_long=SIZE_RANGE[0] * size, max_long=SIZE_RANGE[1] * size)
+    fg = table.foreground(frame, update=False)
+    return fg, faint_outlines(frame, fg, find_outlines(frame, aspect, table=table, **kw), aspect, table, **kw)
+
+
+def test_a_light_card_with_no_printed_edge_on_the_white_mat_is_fitted_at_its_corners(monkeypatch, tmp_path):
+    # A generated tuning design with no edge printed, its paper as white as the mat's, seen
+    # about 106 px long through a soft camera: the finder, even with faint edges, finds
+    # no outline; its pips differ from the empty table, and a card of the calibrated size
+    # fitted over them lies at the card's corners.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cv2.setNumThreads(1)
+    session, table, rng, aspect = _white_mat("gen-3", 0)
+    size = session.card_px()
+    for card in ("10S", "AH"):
+        frame, truth = _alone(session, rng, card)
+        fg, usual = _usual(frame, table, aspect, size)
+        assert usual == []
+        got = fit.fitted_outlines(frame, fg, usual, aspect, table, size)
+        assert len(got) == 1 and corner_error(got[0].corners, truth) < 0.04 * size, card
+
+
+def test_the_fitted_card_is_read(monkeypatch, tmp_path):
+    # The whole path: the card the finder cannot see is read through its fitted outline.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cv2.setNumThreads(1)
+    session, table, rng, aspect = _white_mat("gen-3", 0)
+    size = session.card_px()
+    long_side = int(round(size))
+    faces = [cv2.GaussianBlur(cv2.resize(art.card_image("gen-3", c, height=600)[:, :, :3],
+                                         (int(round(long_side * aspect)), long_side), interpolation=cv2.INTER_AREA),
+                              (0, 0), 0.8) for c in DECK]
+    deck = PlainDeck(name="gen-3", cards=[str(c) for c in DECK], faces=faces, aspect=aspect,
+                     card_px=size / session.size[1])
+    frame, truth = _alone(session, rng, "10S")
+    seen = [s for s in recognize_plain(frame, deck, table=table) if s.card is not None]
+    assert [str(s.card) for s in seen] == ["10S"]
+    assert corner_error(np.asarray(seen[0].corners), truth) < 0.05 * size
+
+
+def test_print_without_a_card_around_it_is_not_fitted():
+    # Dark marks laid straight on the mat (a coin, a pen's blots) differ from the empty
+    # table as a card's pips do, but no card's sides lie around them.
+    session, table, rng, aspect = _white_mat("gen-3", 0)
+    size = session.card_px()
+    frame, _ = _alone(session, rng, "10S")
+    empty = compose_scene([], size=session.size, rng=rng, **session.conditions()).shoot(rng)[0]
+    assert fit.fitted_outlines(empty, table.foreground(empty, update=False), [], aspect, table, size) == []
+    marked = empty.copy()
+    for k, (x, y) in enumerate([(300, 200), (330, 230), (310, 260), (345, 190)]):
+        cv2.circle(marked, (x, y), 6 + k, (40, 40, 40), -1)
+    fg = table.foreground(marked, update=False)
+    assert fg[190:270, 290:360].any()
+    assert fit.fitted_outlines(marked, fg, [], aspect, table, size) == []

@@ -1,0 +1,193 @@
+"""Card outlines fitted to faint edges: a card of the calibrated size laid where print lies that no outline explains.
+
+A light card on a white mat, seen small and soft, may show no edge the finder can follow
+(a step of a few grey levels). Its print still differs from the empty table. Around such
+print, a rectangle of the deck's shape and about the calibrated size is tried at every
+place, angle and size near it. Each try is scored by how much of each of its four sides lies
+on an edge that the empty table's picture does not have there. Summed along a whole side,
+a faint edge is clear evidence. A line through a row of pips or a corner index is not,
+nor is a line the mat prints. The best rectangle whose every side is mostly on such edges
+becomes an outline. It is then straightened, read and checked like any other.
+
+This search is written here rather than taken from OpenCV. OpenCV's Hough transforms and
+contour fitting need edges found first, and here the edges are too faint to be found
+point by point. The sides' evidence is added up before any decision.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import cv2
+import numpy as np
+
+from vision.plain.find import Outline, _overlap, clockwise, refine
+
+WORK_LONG = 64.0
+"""The card's long side (px) in the picture the search works on: coarse enough to be cheap,
+fine enough for a side to lie within a pixel of its edge."""
+FIT_SCALES = np.arange(0.8, 1.36, 0.04)
+"""Sizes tried, as shares of the calibrated card's long side (cards nearer the camera look
+larger; ``SIZE_RANGE`` allows 0.75-1.35)."""
+FIT_TURNS = (-3.0, -1.5, 0.0, 1.5, 3.0)
+"""Angles tried (degrees) around each of the two main directions of the new edges."""
+FIT_REACH = 0.25
+"""How far (card lengths) the card's centre may lie from the middle of its print."""
+SIDE_SPAN = (0.7, 0.6)
+"""Share of the long and the short sides scored: their middles (corners are rounded)."""
+EDGE_MIN = 6.0
+"""Least new edge (3x3 Sobel of grey, work px, less the table's own) at a side's point for it
+to count: a step of about 1.5 grey levels. On a textured table it is raised to
+``EDGE_NOISE`` times the median new edge around the place."""
+EDGE_NOISE = 3.0
+FIT_SUPPORT = 0.75
+"""Least share of every side lying on new edges, beyond the share of the line just outside it
+(``OUT_GAP``), for a fitted card to be kept."""
+OUT_GAP = 3
+"""How far (work px) outside a side the line compared with it lies."""
+FIT_SLACK = 0.1
+"""Fits whose least supported side is within this of the best one's are as good: the largest
+of them is kept."""
+PLACE_AREA = (0.02, 1.2)
+"""Areas of unexplained print that are looked at: at least this share of the card's long
+side squared (an ace's single pip), at most this many cards' areas (larger: several cards
+together, or a hand)."""
+COARSE = 4
+"""Step (px) at which the unexplained print is looked for."""
+FIT_REFINE = 0.03
+"""How far (card lengths) each side is then moved to the strongest straight step near it
+(``find.refine``), at the frame's full resolution."""
+
+
+def _grey(img: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(np.clip(img, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def _main_angle(crop: np.ndarray, table: np.ndarray) -> float:
+    """The direction (degrees, modulo 90) in which the edges new to the table mostly run:
+    a card's four sides share it."""
+    gx, gy = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
+    tx, ty = cv2.Sobel(table, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(table, cv2.CV_32F, 0, 1, ksize=3)
+    new = np.maximum(np.hypot(gx, gy) - np.hypot(tx, ty), 0)
+    angle = np.degrees(np.arctan2(gy, gx)) % 90.0
+    hist = np.bincount(np.minimum((angle / 2).astype(int), 44).ravel(), weights=new.ravel(), minlength=45)
+    hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
+    return 2.0 * float(np.argmax(hist)) + 1.0
+
+
+def fit_card(frame: np.ndarray, table_grey: np.ndarray, centre, size: float, aspect: float) -> Optional[tuple]:
+    """The card-shaped rectangle near ``centre`` (frame px) whose sides lie best on edges
+    new to the table (``table_grey``: the empty table's grey picture at the frame's size):
+    ``(support, corners)``, ``support`` the share of its least supported side, or None
+    when no rectangle fits in the frame there."""
+    s = WORK_LONG / size
+    half = int(np.ceil(1.05 * size))
+    cx, cy = centre
+    x0, y0 = int(max(0, cx - half)), int(max(0, cy - half))
+    x1, y1 = int(min(frame.shape[1], cx + half)), int(min(frame.shape[0], cy + half))
+    crop = cv2.resize(_grey(frame[y0:y1, x0:x1]), None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    tcrop = cv2.resize(table_grey[y0:y1, x0:x1], (crop.shape[1], crop.shape[0]), interpolation=cv2.INTER_AREA)
+    crop, tcrop = cv2.GaussianBlur(crop, (0, 0), 0.8), cv2.GaussianBlur(tcrop, (0, 0), 0.8)
+    h, w = crop.shape
+    c = ((cx - x0) * s, (cy - y0) * s)
+    main = _main_angle(crop, tcrop)
+    tries = []
+    reach = int(FIT_REACH * WORK_LONG)
+    for th in [main + t for t in FIT_TURNS] + [main + 90 + t for t in FIT_TURNS]:
+        # The crop turned so that the tried card lies upright: its sides are then rows
+        # and columns, and each side's support is a box filter read at an offset.
+        m = cv2.getRotationMatrix2D(c, float(th), 1.0)
+        turned = cv2.warpAffine(crop, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        under = cv2.warpAffine(tcrop, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        ex = np.maximum(np.abs(cv2.Sobel(turned, cv2.CV_32F, 1, 0, ksize=3))
+                        - np.abs(cv2.Sobel(under, cv2.CV_32F, 1, 0, ksize=3)), 0)
+        ey = np.maximum(np.abs(cv2.Sobel(turned, cv2.CV_32F, 0, 1, ksize=3))
+                        - np.abs(cv2.Sobel(under, cv2.CV_32F, 0, 1, ksize=3)), 0)
+        level = max(EDGE_MIN, EDGE_NOISE * float(np.median(np.maximum(ex, ey))))
+        # A side may lie a pixel either way of its edge. Each point counts 1 when on a new
+        # edge, and a thousandth of the edge's strength: of fits as well supported, the
+        # one on the stronger edges wins.
+        ex = cv2.dilate(ex, np.ones((1, 3), np.uint8))
+        ey = cv2.dilate(ey, np.ones((3, 1), np.uint8))
+        on_x = (ex >= level).astype(np.float32) + 1e-3 * ex
+        on_y = (ey >= level).astype(np.float32) + 1e-3 * ey
+        for k in FIT_SCALES:
+            long_, short = WORK_LONG * k, WORK_LONG * k * aspect
+            vx = cv2.boxFilter(on_x, -1, (1, int(SIDE_SPAN[0] * long_) | 1))
+            vy = cv2.boxFilter(on_y, -1, (int(SIDE_SPAN[1] * short) | 1, 1))
+            hw, hl = int(round(short / 2)), int(round(long_ / 2))
+            d = OUT_GAP
+            ya, yb = max(hl + d, int(c[1]) - reach), min(h - hl - d, int(c[1]) + reach)
+            xa, xb = max(hw + d, int(c[0]) - reach), min(w - hw - d, int(c[0]) + reach)
+            if ya >= yb or xa >= xb:
+                continue
+            # Each side's support less that of the line just outside it: beyond a card's
+            # side lies the table, while a line through a row of pips has print on both sides.
+            sides = (vx[ya:yb, xa - hw:xb - hw], vx[ya:yb, xa + hw:xb + hw],
+                     vy[ya - hl:yb - hl, xa:xb], vy[ya + hl:yb + hl, xa:xb])
+            outside = (vx[ya:yb, xa - hw - d:xb - hw - d], vx[ya:yb, xa + hw + d:xb + hw + d],
+                       vy[ya - hl - d:yb - hl - d, xa:xb], vy[ya + hl + d:yb + hl + d, xa:xb])
+            on = np.minimum(np.minimum(sides[0], sides[1]), np.minimum(sides[2], sides[3]))
+            clear = np.minimum(np.minimum(sides[0] - outside[0], sides[1] - outside[1]),
+                               np.minimum(sides[2] - outside[2], sides[3] - outside[3]))
+            score = np.where(on >= FIT_SUPPORT, clear, -1.0)
+            i, j = np.unravel_index(int(np.argmax(score)), score.shape)
+            if score[i, j] > -1.0:
+                tries.append((float(clear[i, j]), k, float(on[i, j]), (th, short, long_, xa + j, ya + i)))
+    if not tries:
+        return None
+    # Of the fits as clear as the clearest, the largest: a card's print may hold a
+    # rectangle of strong new edges inside it (a court's picture, a frame printed inside
+    # its edge).
+    top = max(t[0] for t in tries)
+    best = max([t for t in tries if t[0] >= top - FIT_SLACK], key=lambda t: (t[1], t[0]))
+    th, short, long_, x, y = best[3]
+    box = np.array([[x - short / 2, y - long_ / 2], [x + short / 2, y - long_ / 2],
+                    [x + short / 2, y + long_ / 2], [x - short / 2, y + long_ / 2]])
+    back = cv2.invertAffineTransform(cv2.getRotationMatrix2D(c, float(th), 1.0))
+    return best[2], cv2.transform(box[None], back)[0] / s + (x0, y0)
+
+
+def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, aspect: float,
+                    table, size: float) -> list:
+    """New outlines fitted (:func:`fit_card`) where print that differs from the empty table
+    (``foreground``, frame size) lies outside every outline of ``outlines``, clear of the
+    frame's edge (an arm reaches in across it), as large as a card's print
+    (``PLACE_AREA``); each kept when every side is supported (``FIT_SUPPORT``) and it
+    overlaps no outline. ``size``: the calibrated card's long side (px)."""
+    if table is None or getattr(table, "mean", None) is None:
+        return []
+    h, w = foreground.shape[:2]
+    # Looked at coarsely (every ``COARSE``-th pixel): the mask is coarse anyway.
+    left = np.ascontiguousarray(foreground[::COARSE, ::COARSE])
+    for o in outlines:
+        cv2.fillConvexPoly(left, np.round(o.corners / COARSE).astype(np.int32), 0)
+    # The rim an outline leaves (the mask is coarser than the card) is no print.
+    left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    if not left.any():
+        return []
+    # A card's pips and indices, close together, make one place.
+    k = max(3, int(0.3 * size / COARSE)) | 1
+    left = cv2.morphologyEx(left, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    places, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    places = [c * COARSE for c in places]
+    table_grey = _grey(cv2.resize(table.mean, (w, h), interpolation=cv2.INTER_LINEAR))
+    new = []
+    for c in sorted(places, key=lambda c: -cv2.contourArea(c)):
+        x, y, bw, bh = cv2.boundingRect(c)
+        if x < 2 or y < 2 or x + bw > w - 2 or y + bh > h - 2:
+            continue
+        if not PLACE_AREA[0] * size ** 2 <= cv2.contourArea(c) <= PLACE_AREA[1] * size ** 2 * aspect:
+            continue
+        centre = (x + bw / 2, y + bh / 2)
+        if any(cv2.pointPolygonTest(o.corners.astype(np.float32), centre, False) >= 0 for o in new):
+            continue                                 # part of a card fitted already
+        got = fit_card(frame, table_grey, centre, size, aspect)
+        if got is None or got[0] < FIT_SUPPORT:
+            continue
+        q = clockwise(got[1][None].astype(np.float32))
+        q = refine(frame, q, reach=FIT_REFINE * size)
+        q = refine(frame, q, reach=2.0)[0]
+        if any(_overlap(q, o.corners) >= 0.3 for o in list(outlines) + new):
+            continue
+        new.append(Outline(q, support=got[0]))
+    return new
