@@ -147,6 +147,14 @@ def fit_card(frame: np.ndarray, table_grey: np.ndarray, centre, size: float, asp
     return best[2], cv2.transform(box[None], back)[0] / s + (x0, y0)
 
 
+def refined(frame: np.ndarray, corners: np.ndarray, size: float) -> np.ndarray:
+    """A fitted card's corners (clockwise) with each side moved to the strongest straight
+    step near it at the frame's full resolution (``find.refine``, ``FIT_REFINE``)."""
+    q = clockwise(np.asarray(corners, np.float32)[None])
+    q = refine(frame, q, reach=FIT_REFINE * size)
+    return refine(frame, q, reach=2.0)[0]
+
+
 def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, aspect: float,
                     table, size: float) -> list:
     """New outlines fitted (:func:`fit_card`) where print that differs from the empty table
@@ -184,9 +192,7 @@ def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, a
         got = fit_card(frame, table_grey, centre, size, aspect)
         if got is None or got[0] < FIT_SUPPORT:
             continue
-        q = clockwise(got[1][None].astype(np.float32))
-        q = refine(frame, q, reach=FIT_REFINE * size)
-        q = refine(frame, q, reach=2.0)[0]
+        q = refined(frame, got[1], size)
         if any(_overlap(q, o.corners) >= 0.3 for o in list(outlines) + new):
             continue
         new.append(Outline(q, support=got[0]))
