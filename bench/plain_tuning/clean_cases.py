@@ -1,19 +1,21 @@
 """Every clean card of tuning sessions that was not read, with what the reader saw: collect sessions once, replay them on the reader as it is now.
 
 ``collect`` runs sessions of the benchmark's plan (``bench.vision_plain.plan``: KDE
-tuning designs, the tuning split, the surface groups asked for, seeds below 1000; the
+tuning designs unless ``--designs`` names another tuning design group, the tuning split, the surface groups asked for, seeds below 1000; the
 groups ``busy``, ``patterned`` and ``white-mat-busy`` are the tools' own textures,
 ``textures.GROUPS``),
 each calibrated by one live pass through its camera, and keeps in ``DIR`` per session
 the deck (``deck.npz``), frames of the empty table, the frames of play (PNG) and their
 truth; ``replay`` reads those frames again (a fresh learnt table per session, frames in
 the same order) and writes one JSON line per clean card (whole in view, at least 90%
-seen, no hand over it) with the reading: card, guess, reason, score, margin, the card's
-size in px, design, surface, frame size and how many requests the calibration pass
-needed (24 when no card was asked for again).
+seen, no hand over it), and per card named wrongly or where no card lies, with the
+reading: card, guess, reason, score, margin, the card's size in px, design, surface,
+frame size and how many requests the calibration pass needed (24 when no card was
+asked for again).
 
     python -m bench.plain_tuning.clean_cases collect DIR --groups cloth,mat --sessions 4 --frames 20 --seed 500
     python -m bench.plain_tuning.clean_cases collect DIR --camera tuning-hard --seed 810   # a poorer camera
+    python -m bench.plain_tuning.clean_cases collect DIR --designs generated --seed 960   # generated designs
     python -m bench.plain_tuning.clean_cases collect DIR --groups patterned --seed 875   # printed cloths
     python -m bench.plain_tuning.clean_cases collect DIR --groups busy,white-mat-busy --seed 901
     python -m bench.plain_tuning.clean_cases replay DIR --out cards.jsonl
@@ -40,12 +42,16 @@ TUNING_CAMERAS = ("tuning-hard",)
 """Tuning camera profiles ``collect --camera`` takes besides the tuning split's own."""
 
 
-def _plan(groups, sessions: int, seed: int, camera=None) -> list:
-    """The plan's sessions on the tuning split's ``groups``, then on those of the tools'
-    own textures (``textures.GROUPS``: ``busy``, ``patterned``, ``white-mat-busy``), which the renderer knows
-    while the tool runs."""
+TUNING_DESIGN_GROUPS = ("kde-tuning", "generated", "kde-tuning-4color")
+"""Design groups ``collect --designs`` takes: tuning designs only."""
+
+
+def _plan(groups, sessions: int, seed: int, camera=None, designs: str = "kde-tuning") -> list:
+    """The plan's sessions of the design group ``designs`` on the tuning split's
+    ``groups``, then on those of the tools' own textures (``textures.GROUPS``: ``busy``,
+    ``patterned``, ``white-mat-busy``), which the renderer knows while the tool runs."""
     splits = ["tuning"] + (["busy"] if set(groups) & set(textures.GROUPS) else [])
-    return plan(["kde-tuning"], splits, sessions, seed, groups, camera=camera)
+    return plan([designs], splits, sessions, seed, groups, camera=camera)
 
 
 def _calibrate(session, rng):
@@ -62,12 +68,14 @@ def _calibrate(session, rng):
                   "again": again, "frames": cam.frames}
 
 
-def collect(out: Path, groups, sessions: int, frames: int, seed: int, kinds=("play",), camera=None) -> None:
+def collect(out: Path, groups, sessions: int, frames: int, seed: int, kinds=("play",), camera=None,
+            designs: str = "kde-tuning") -> None:
     """Calibrate and render the sessions; keep decks, frames and truth under ``out``
-    (``camera``: a tuning camera profile other than ``tuning``, e.g. ``tuning-hard``)."""
+    (``camera``: a tuning camera profile other than ``tuning``, e.g. ``tuning-hard``;
+    ``designs``: a tuning design group)."""
     if seed >= 1000:
         raise SystemExit("seeds from 1000 on are for reports: use a tuning seed below 1000")
-    for i, (_dg, _split, g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera)):
+    for i, (_dg, _split, g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera, designs)):
         folder = out / f"s{seed}-{i:02d}"
         if (folder / "done").exists():
             continue
@@ -111,10 +119,11 @@ def corner_error(found, truth) -> float:
     return best
 
 
-def add_frames(out: Path, groups, sessions: int, frames: int, seed: int, kinds, camera=None) -> None:
+def add_frames(out: Path, groups, sessions: int, frames: int, seed: int, kinds, camera=None,
+               designs: str = "kde-tuning") -> None:
     """Frames of more kinds (``glare``, ``hand``, ...) for sessions already collected: the
     same session drawn again from the plan, its kept deck, new frames from a new stream."""
-    for i, (_dg, _split, _g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera)):
+    for i, (_dg, _split, _g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera, designs)):
         folder = out / f"s{seed}-{i:02d}"
         if not (folder / "deck.npz").exists():
             continue
@@ -184,6 +193,12 @@ def replay(folders, out) -> None:
                        "shape_looks": d.get("shape_looks"), "kind": fr["kind"], "ways": d.get("ways"),
                        "corner_err": None if s is None else round(corner_error(s.corners, t["corners"]), 1)}
                 out.write(json.dumps(row, default=float) + "\n")
+            # A card named where no card lies (on a hand, on the table) is named wrongly too.
+            for k, s in enumerate(sightings):
+                if k not in used and s.card is not None:
+                    out.write(json.dumps({"set": folder.name, "frame": fr["file"], "truth": None, "clean": False,
+                                          "kind": fr["kind"], "card": str(s.card), "wrong": [str(s.card)],
+                                          "reason": None}) + "\n")
             out.flush()
 
 
@@ -235,6 +250,8 @@ def main(argv=None) -> int:
     c.add_argument("--seed", type=int, default=500)
     c.add_argument("--kinds", default="play", help="frame kinds; for sessions already kept, frames of kinds not yet kept are added")
     c.add_argument("--camera", choices=TUNING_CAMERAS, help="a tuning camera profile other than the tuning split's own")
+    c.add_argument("--designs", default="kde-tuning", choices=TUNING_DESIGN_GROUPS,
+                   help="the design group (tuning designs only)")
     r = sub.add_parser("replay")
     r.add_argument("dir")
     r.add_argument("--out", required=True)
@@ -249,10 +266,10 @@ def main(argv=None) -> int:
         with textures.registered():            # tune:<kind> surfaces
             if kinds == ["play"]:
                 collect(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed,
-                        camera=args.camera)
+                        camera=args.camera, designs=args.designs)
             else:
                 add_frames(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed, kinds,
-                           camera=args.camera)
+                           camera=args.camera, designs=args.designs)
     elif args.cmd == "replay":
         folders = sorted(p for p in Path(args.dir).iterdir() if (p / "done").exists()
                          and (args.only is None or p.name.startswith(args.only)))

@@ -39,6 +39,7 @@ EDGE_MIN = 6.0
 to count: a step of about 1.5 grey levels. On a textured table it is raised to
 ``EDGE_NOISE`` times the median new edge around the place."""
 EDGE_NOISE = 3.0
+"""Times the median new edge around the place that a side's point must reach as well."""
 FIT_SUPPORT = 0.75
 """Least share of every side lying on new edges, beyond the share of the line just outside it
 (``OUT_GAP``), for a fitted card to be kept."""
@@ -80,6 +81,7 @@ def fit_card(frame: np.ndarray, table_grey: np.ndarray, centre, size: float, asp
     ``(support, corners)``, ``support`` the share of its least supported side, or None
     when no rectangle fits in the frame there."""
     s = WORK_LONG / size
+    # Room for the largest card tried, as far from the print's middle as it may lie.
     half = int(np.ceil(1.05 * size))
     cx, cy = centre
     x0, y0 = int(max(0, cx - half)), int(max(0, cy - half))
