@@ -57,3 +57,13 @@ def test_the_tools_printed_cloths_are_drawn_only_when_asked_for():
     patterned = [s for _, _, g, s, _ in tools if g == "patterned"]
     assert len(patterned) == 2 and all(s.surface in textures.GROUPS["patterned"] for s in patterned)
     assert all(s.design in vs.TUNING_DESIGNS and s.profile.name == "tuning" for s in patterned)
+
+
+def test_clean_cases_collects_generated_designs_and_no_validation_design():
+    from bench.plain_tuning import clean_cases
+    sessions = clean_cases._plan(["white-mat"], 3, 960, "tuning-hard", "generated")
+    assert len(sessions) == 3
+    assert all(s.design in vs.GENERATED_DESIGNS and s.profile.name == "tuning-hard" for *_, s, _ in sessions)
+    assert "kde-validation" not in clean_cases.TUNING_DESIGN_GROUPS
+    with pytest.raises(SystemExit):
+        clean_cases.main(["collect", "unused-dir", "--designs", "kde-validation"])
