@@ -54,6 +54,8 @@ side squared (an ace's single pip), at most this many cards' areas (larger: seve
 together, or a hand)."""
 COARSE = 4
 """Step (px) at which the unexplained print is looked for."""
+RIM = 0.12
+"""Width (card lengths) of the rim around each outline that is taken as explained by it."""
 FIT_REFINE = 0.03
 """How far (card lengths) each side is then moved to the strongest straight step near it
 (``find.refine``), at the frame's full resolution."""
@@ -169,9 +171,17 @@ def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, a
     h, w = foreground.shape[:2]
     # Looked at coarsely (every ``COARSE``-th pixel): the mask is coarse anyway.
     left = np.ascontiguousarray(foreground[::COARSE, ::COARSE])
+    if not left.any():
+        return []
+    # The rim an outline leaves is no print: the mask is coarser than the card (cells of
+    # 8 px of the table's picture, 16 px of a 1280 px frame), and a card's shadow differs
+    # from the table too.
+    explained = np.zeros_like(left)
     for o in outlines:
-        cv2.fillConvexPoly(left, np.round(o.corners / COARSE).astype(np.int32), 0)
-    # The rim an outline leaves (the mask is coarser than the card) is no print.
+        cv2.fillConvexPoly(explained, np.round(o.corners / COARSE).astype(np.int32), 1)
+    rim = max(1, int(round(RIM * size / COARSE)))
+    explained = cv2.dilate(explained, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8))
+    left[explained > 0] = 0
     left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     if not left.any():
         return []
