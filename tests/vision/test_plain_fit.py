@@ -82,7 +82,6 @@ def test_print_without_a_card_around_it_is_not_fitted():
     # table as a card's pips do, but no card's sides lie around them.
     session, table, rng, aspect = _white_mat("gen-3", 0)
     size = session.card_px()
-    frame, _ = _alone(session, rng, "10S")
     empty = compose_scene([], size=session.size, rng=rng, **session.conditions()).shoot(rng)[0]
     assert fit.fitted_outlines(empty, table.foreground(empty, update=False), [], aspect, table, size) == []
     marked = empty.copy()
