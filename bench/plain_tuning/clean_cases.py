@@ -1,9 +1,9 @@
 """Every clean card of tuning sessions that was not read, with what the reader saw: collect sessions once, replay them on the reader as it is now.
 
 ``collect`` runs sessions of the benchmark's plan (``bench.vision_plain.plan``: KDE
-tuning designs unless ``--designs`` names another tuning design group, the tuning split, the surface groups asked for, seeds below 1000; the
-groups ``busy``, ``patterned`` and ``white-mat-busy`` are the tools' own textures,
-``textures.GROUPS``),
+tuning designs unless ``--designs`` names another tuning design group, the tuning
+split, the surface groups asked for, seeds below 1000; the groups ``busy``,
+``patterned`` and ``white-mat-busy`` are the tools' own textures, ``textures.GROUPS``),
 each calibrated by one live pass through its camera, and keeps in ``DIR`` per session
 the deck (``deck.npz``), frames of the empty table, the frames of play (PNG) and their
 truth; ``replay`` reads those frames again (a fresh learnt table per session, frames in

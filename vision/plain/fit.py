@@ -80,8 +80,8 @@ def _main_angle(crop: np.ndarray, table: np.ndarray) -> float:
 def fit_card(frame: np.ndarray, table_grey: np.ndarray, centre, size: float, aspect: float) -> Optional[tuple]:
     """The card-shaped rectangle near ``centre`` (frame px) whose sides lie best on edges
     new to the table (``table_grey``: the empty table's grey picture at the frame's size):
-    ``(support, corners)``, ``support`` the share of its least supported side, or None
-    when no rectangle fits in the frame there."""
+    ``(support, corners)``, ``support`` the share of its least supported side (at least
+    ``FIT_SUPPORT``), or None when no rectangle in the frame there is supported so."""
     s = WORK_LONG / size
     # Room for the largest card tried, as far from the print's middle as it may lie.
     half = int(np.ceil(1.05 * size))
@@ -202,7 +202,7 @@ def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, a
         if any(cv2.pointPolygonTest(o.corners.astype(np.float32), centre, False) >= 0 for o in new):
             continue                                 # part of a card fitted already
         got = fit_card(frame, table_grey, centre, size, aspect)
-        if got is None or got[0] < FIT_SUPPORT:
+        if got is None:
             continue
         q = refined(frame, got[1], size)
         if any(_overlap(q, o.corners) >= 0.3 for o in list(outlines) + new):
