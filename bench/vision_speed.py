@@ -146,12 +146,14 @@ class Stages:
         import vision.plain.background as bg
         import vision.plain.decide as de
         import vision.plain.find as fi
+        import vision.plain.fit as ft
         import vision.plain.straighten as st
         targets = [(bg.TableModel, "foreground", "background"), (bg.TableModel, "table_edges", "table edges"),
                    (fi, "find_outlines", "find (all)"), (fi, "edge_map", "find: edges"),
                    (fi, "connected_blobs", "find: blobs"), (fi, "_hull_quad", "find: hulls"),
                    (fi, "_verify", "find: refine+verify"), (fi, "_corner_search", "find: corner search"),
                    (fi, "_not_the_tables", "find: table's shapes"), (fi, "faint_outlines", "find: faint look"),
+                   (ft, "fitted_outlines", "fit (all)"), (ft, "fit_card", "fit: card"),
                    (st, "upright_views", "straighten"), (de, "view_faces", "read: features"),
                    (de, "read_views", "read+decide (all)")]
         saved = []

@@ -10,7 +10,7 @@ from vision import art
 from vision.plain import SIZE_RANGE, fit, recognize_plain
 from vision.plain.background import TableModel
 from vision.plain.deck import PlainDeck
-from vision.plain.find import faint_outlines, find_outlines
+from vision.plain.find import Outline, faint_outlines, find_outlines
 from vision.synth import compose_scene
 
 pytestmark = pytest.mark.skipif(not art.art_available(),
@@ -90,3 +90,29 @@ def test_print_without_a_card_around_it_is_not_fitted():
     fg = table.foreground(marked, update=False)
     assert fg[190:270, 290:360].any()
     assert fit.fitted_outlines(marked, fg, [], aspect, table, size) == []
+
+
+def test_print_beside_a_found_card_is_not_fitted(monkeypatch, tmp_path):
+    # What two overlapping cards leave beside the top card's outline is not fitted (a card
+    # there would overlap the outline, and is not kept); the same print far from any
+    # outline is.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cv2.setNumThreads(1)
+    session, table, rng, aspect = _white_mat("gen-3", 0)
+    size = session.card_px()
+    frame, truth = _alone(session, rng, "10S")
+    fg, usual = _usual(frame, table, aspect, size)
+    assert usual == []
+    tries = []
+    real = fit.fit_card
+    monkeypatch.setattr(fit, "fit_card", lambda *a: tries.append(a[2]) or real(*a))
+    centre = truth.mean(axis=0)
+    # A card lying over half of this one (its outline found): along the card's short side.
+    across = (truth[1] - truth[0]) / np.linalg.norm(truth[1] - truth[0])
+    over = Outline((truth + 0.5 * aspect * size * across).astype(np.float32), support=1.0)
+    assert fit.fitted_outlines(frame, fg, [over], aspect, table, size) == [] and tries == []
+    # The same outline two card lengths away, on the side with room.
+    away = -1.0 if centre[0] > session.size[0] / 2 else 1.0
+    far = Outline((truth + [away * 2.0 * size, 0.0]).astype(np.float32), support=1.0)
+    got = fit.fitted_outlines(frame, fg, [far], aspect, table, size)
+    assert tries and len(got) == 1 and corner_error(got[0].corners, truth) < 0.04 * size

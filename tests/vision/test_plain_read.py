@@ -108,3 +108,25 @@ def test_a_finger_over_the_index_is_refused_not_guessed():
         cv2.ellipse(v, (v.shape[1] - 14, v.shape[0] - 24), (16, 22), 0, 0, 360, (120, 150, 205), -1)
     r = decide.read_views(views, deck)
     assert r.card in (None, Card("KS"))
+
+
+@needs_art
+def test_a_view_like_no_card_is_refused_without_duels(monkeypatch):
+    # A lamp's glare on the bare cloth, taken for a card: every card matches it about as
+    # poorly as the best, and the duels between them all would cost a quarter of a second.
+    deck = art_deck()
+    img, corners = _laid("KH")
+    bare = np.full_like(img, (40, 110, 40))
+    yy, xx = np.mgrid[0:bare.shape[0], 0:bare.shape[1]]
+    glow = np.exp(-((xx - 200.0) ** 2 + (yy - 160.0) ** 2) / (2 * 45.0 ** 2))[:, :, None]
+    bare = np.clip(bare + 180 * glow, 0, 255).astype(np.uint8)
+    duels = []
+    monkeypatch.setattr(read, "duel", lambda *a, **k: duels.append(a) or 0.0)
+    monkeypatch.setattr(read, "sign_look", lambda *a, **k: duels.append(a) or 0.0)
+    r = decide.read_views(upright_views(bare, corners, deck.aspect), deck)
+    assert r.card is None and r.reason.startswith("matches no card well")
+    assert duels == []
+    assert r.score < decide.HOPELESS and r.guess is not None
+    # A card on the same cloth still meets its rivals.
+    r = decide.read_views(upright_views(img, corners, deck.aspect), deck)
+    assert duels

@@ -54,6 +54,13 @@ preferred different ways up 47 times, each with the whole match's two ways withi
 of each other; the patches' two ways differed by 0.034 at most there (a nine of spades
 laid the wrong way up, its middle pip down, lost to the ten), elsewhere by under 0.01."""
 MIN_SCORE = 0.7
+HOPELESS = 0.5
+"""A view whose best match with any card (whole or patch by patch) is below this is refused
+at once, as matching no card well: a glare spot or a piece of the table taken for a card.
+Its duels would be many (every card is then about as poor a match as the best) and would
+cost a quarter of a second. (Tuning frames: views of cards named had best matches of 0.81
+or more; the duels can change the card named only to a look-alike, whose own match must
+still reach ``MIN_SCORE``.)"""
 MIN_MARGIN = 0.3
 MIN_TWIN_MARGIN = 0.45
 """Least margin by which a small card (up to ``TWIN_SMALL_PX`` long) must win its duel
@@ -240,6 +247,13 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
             fine[i] = (max(s, ways[w]), w, offsets)
             way_scores[str(deck.cards[i])] = [round(v, 3) for v in ways] + patched
     top = max(v[0] for v in fine.values())
+    if top < HOPELESS:
+        # Nothing here looks like a card of the deck: refused without the duels, which
+        # among so many equally poor matches would meet nearly every pair of cards.
+        a = max(fine, key=lambda i: fine[i][0])
+        return Reading(card=None, score=top, turned=fine[a][1], guess=deck.cards[a],
+                       reason=f"matches no card well (best {deck.cards[a]}, {top:.2f})",
+                       detail={"score": top, "top": top, "ways": way_scores})
     contenders = [i for i in fine if fine[i][0] >= top - RIVAL_GAP]
     inks, duels, shape_looks = {}, {}, {}
 

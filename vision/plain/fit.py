@@ -56,6 +56,13 @@ COARSE = 4
 """Step (px) at which the unexplained print is looked for."""
 RIM = 0.12
 """Width (card lengths) of the rim around each outline that is taken as explained by it."""
+OUTLINE_NEAR = 0.3
+"""Print whose middle lies nearer than this (card lengths) to an outline, or inside it, is not
+fitted: a card lying there overlaps that outline's card (half a card's width is about 0.35
+of its length), and the fit keeps no card that overlaps an outline. Such print is what two
+overlapping cards leave beside the top card's outline. (Tuning frames: the places where a fit found
+a card lay 1.2-4.8 card lengths from the nearest outline;
+those beside overlapping cards, -0.25 to 0.35.)"""
 FIT_REFINE = 0.03
 """How far (card lengths) each side is then moved to the strongest straight step near it
 (``find.refine``), at the frame's full resolution."""
@@ -77,19 +84,34 @@ def _main_angle(crop: np.ndarray, table: np.ndarray) -> float:
     return 2.0 * float(np.argmax(hist)) + 1.0
 
 
-def fit_card(frame: np.ndarray, table_grey: np.ndarray, centre, size: float, aspect: float) -> Optional[tuple]:
+def _median(a: np.ndarray) -> float:
+    # np.median's own checks cost more than the partition itself on arrays this small.
+    v = a.ravel()
+    n = v.size // 2
+    p = np.partition(v, (n - 1, n)) if v.size % 2 == 0 else np.partition(v, n)
+    return float((p[n - 1] + p[n]) / 2) if v.size % 2 == 0 else float(p[n])
+
+
+def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, aspect: float) -> Optional[tuple]:
     """The card-shaped rectangle near ``centre`` (frame px) whose sides lie best on edges
-    new to the table (``table_grey``: the empty table's grey picture at the frame's size):
-    ``(support, corners)``, ``support`` the share of its least supported side (at least
-    ``FIT_SUPPORT``), or None when no rectangle in the frame there is supported so."""
+    new to the table (``table_picture``: the empty table's BGR picture, of the frame's
+    proportions at any size): ``(support, corners)``, ``support`` the share of its least
+    supported side (at least ``FIT_SUPPORT``), or None when no rectangle in the frame there
+    is supported so."""
     s = WORK_LONG / size
-    # Room for the largest card tried, as far from the print's middle as it may lie.
+    f = frame.shape[1] / table_picture.shape[1]
+    # Room for the largest card tried, as far from the print's middle as it may lie; its
+    # corners on the table picture's pixels, so that the two crops show the same place.
     half = int(np.ceil(1.05 * size))
     cx, cy = centre
-    x0, y0 = int(max(0, cx - half)), int(max(0, cy - half))
-    x1, y1 = int(min(frame.shape[1], cx + half)), int(min(frame.shape[0], cy + half))
+    tx0, ty0 = int(max(0, cx - half) / f), int(max(0, cy - half) / f)
+    tx1 = int(min(table_picture.shape[1], min(frame.shape[1], cx + half) / f))
+    ty1 = int(min(table_picture.shape[0], min(frame.shape[0], cy + half) / f))
+    x0, y0 = int(round(tx0 * f)), int(round(ty0 * f))
+    x1, y1 = min(frame.shape[1], int(round(tx1 * f))), min(frame.shape[0], int(round(ty1 * f)))
     crop = cv2.resize(_grey(frame[y0:y1, x0:x1]), None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-    tcrop = cv2.resize(table_grey[y0:y1, x0:x1], (crop.shape[1], crop.shape[0]), interpolation=cv2.INTER_AREA)
+    tcrop = cv2.resize(_grey(table_picture[ty0:ty1, tx0:tx1]), (crop.shape[1], crop.shape[0]),
+                       interpolation=cv2.INTER_AREA)
     crop, tcrop = cv2.GaussianBlur(crop, (0, 0), 0.8), cv2.GaussianBlur(tcrop, (0, 0), 0.8)
     h, w = crop.shape
     c = ((cx - x0) * s, (cy - y0) * s)
@@ -106,35 +128,47 @@ def fit_card(frame: np.ndarray, table_grey: np.ndarray, centre, size: float, asp
                         - np.abs(cv2.Sobel(under, cv2.CV_32F, 1, 0, ksize=3)), 0)
         ey = np.maximum(np.abs(cv2.Sobel(turned, cv2.CV_32F, 0, 1, ksize=3))
                         - np.abs(cv2.Sobel(under, cv2.CV_32F, 0, 1, ksize=3)), 0)
-        level = max(EDGE_MIN, EDGE_NOISE * float(np.median(np.maximum(ex, ey))))
+        level = max(EDGE_MIN, EDGE_NOISE * _median(np.maximum(ex, ey)))
         # A side may lie a pixel either way of its edge. Each point counts 1 when on a new
         # edge, and a thousandth of the edge's strength: of fits as well supported, the
         # one on the stronger edges wins.
         ex = cv2.dilate(ex, np.ones((1, 3), np.uint8))
         ey = cv2.dilate(ey, np.ones((3, 1), np.uint8))
-        on_x = (ex >= level).astype(np.float32) + 1e-3 * ex
-        on_y = (ey >= level).astype(np.float32) + 1e-3 * ey
+        on_x = (ex >= level).astype(np.float64) + 1e-3 * ex
+        on_y = (ey >= level).astype(np.float64) + 1e-3 * ey
+        # Running sums down the columns and along the rows: the support of a side of any
+        # length centred anywhere is then a difference of two of them (a box filter for
+        # every size at the cost of one).
+        cx_ = np.zeros((h + 1, w)); np.cumsum(on_x, axis=0, out=cx_[1:])
+        cy_ = np.zeros((h, w + 1)); np.cumsum(on_y, axis=1, out=cy_[:, 1:])
         for k in FIT_SCALES:
             long_, short = WORK_LONG * k, WORK_LONG * k * aspect
-            vx = cv2.boxFilter(on_x, -1, (1, int(SIDE_SPAN[0] * long_) | 1))
-            vy = cv2.boxFilter(on_y, -1, (int(SIDE_SPAN[1] * short) | 1, 1))
+            lx, ly = int(SIDE_SPAN[0] * long_) | 1, int(SIDE_SPAN[1] * short) | 1
             hw, hl = int(round(short / 2)), int(round(long_ / 2))
             d = OUT_GAP
             ya, yb = max(hl + d, int(c[1]) - reach), min(h - hl - d, int(c[1]) + reach)
             xa, xb = max(hw + d, int(c[0]) - reach), min(w - hw - d, int(c[0]) + reach)
             if ya >= yb or xa >= xb:
                 continue
+            rx, ry = lx // 2, ly // 2
+            # Each side's support along rows ya..yb (long sides) or columns xa..xb (short
+            # sides), at a column or row offset from the card's centre.
+            c0, c1, r0, r1 = xa - hw - d, xb + hw + d, ya - hl - d, yb + hl + d
+            vx = (cx_[ya + rx + 1:yb + rx + 1, c0:c1] - cx_[ya - rx:yb - rx, c0:c1]) / lx
+            vy = (cy_[r0:r1, xa + ry + 1:xb + ry + 1] - cy_[r0:r1, xa - ry:xb - ry]) / ly
             # Each side's support less that of the line just outside it: beyond a card's
             # side lies the table, while a line through a row of pips has print on both sides.
-            sides = (vx[ya:yb, xa - hw:xb - hw], vx[ya:yb, xa + hw:xb + hw],
-                     vy[ya - hl:yb - hl, xa:xb], vy[ya + hl:yb + hl, xa:xb])
-            outside = (vx[ya:yb, xa - hw - d:xb - hw - d], vx[ya:yb, xa + hw + d:xb + hw + d],
-                       vy[ya - hl - d:yb - hl - d, xa:xb], vy[ya + hl + d:yb + hl + d, xa:xb])
+            # (vx's columns start at c0, vy's rows at r0.)
+            n, m = xb - xa, yb - ya
+            sides = (vx[:, d:d + n], vx[:, 2 * hw + d:2 * hw + d + n],
+                     vy[d:d + m], vy[2 * hl + d:2 * hl + d + m])
+            outside = (vx[:, :n], vx[:, 2 * hw + 2 * d:2 * hw + 2 * d + n],
+                       vy[:m], vy[2 * hl + 2 * d:2 * hl + 2 * d + m])
             on = np.minimum(np.minimum(sides[0], sides[1]), np.minimum(sides[2], sides[3]))
             clear = np.minimum(np.minimum(sides[0] - outside[0], sides[1] - outside[1]),
                                np.minimum(sides[2] - outside[2], sides[3] - outside[3]))
             score = np.where(on >= FIT_SUPPORT, clear, -1.0)
-            i, j = np.unravel_index(int(np.argmax(score)), score.shape)
+            i, j = divmod(int(score.argmax()), score.shape[1])
             if score[i, j] > -1.0:
                 tries.append((float(clear[i, j]), k, float(on[i, j]), (th, short, long_, xa + j, ya + i)))
     if not tries:
@@ -190,7 +224,6 @@ def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, a
     left = cv2.morphologyEx(left, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     places, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     places = [c * COARSE for c in places]
-    table_grey = _grey(cv2.resize(table.mean, (w, h), interpolation=cv2.INTER_LINEAR))
     new = []
     for c in sorted(places, key=lambda c: -cv2.contourArea(c)):
         x, y, bw, bh = cv2.boundingRect(c)
@@ -201,7 +234,10 @@ def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, a
         centre = (x + bw / 2, y + bh / 2)
         if any(cv2.pointPolygonTest(o.corners.astype(np.float32), centre, False) >= 0 for o in new):
             continue                                 # part of a card fitted already
-        got = fit_card(frame, table_grey, centre, size, aspect)
+        if any(cv2.pointPolygonTest(o.corners.astype(np.float32), centre, True) > -OUTLINE_NEAR * size
+               for o in outlines):
+            continue                                 # what two overlapping cards leave
+        got = fit_card(frame, table.mean, centre, size, aspect)
         if got is None:
             continue
         q = refined(frame, got[1], size)
