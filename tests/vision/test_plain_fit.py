@@ -7,7 +7,8 @@ from bench import vision_sets as vs
 from bench.plain_tuning.scenes import corner_error
 from engine.cards import DECK, Card
 from vision import art
-from vision.plain import SIZE_RANGE, fit, recognize_plain
+from vision.plain import SIZE_RANGE, _refitted_reading, fit, recognize_plain
+from vision.plain.decide import Reading
 from vision.plain.background import TableModel
 from vision.plain.deck import PlainDeck
 from vision.plain.find import Outline, faint_outlines, find_outlines
@@ -34,6 +35,18 @@ def _alone(session, rng, card: str):
     places, _ = vs.frame_placements(session, rng, "alone", cards=[Card(card)])
     scene = compose_scene(places, size=session.size, rng=rng, **session.conditions())
     return scene.shoot(rng)[0], np.asarray(scene.truth[0]["corners"])
+
+
+def _deck(design, session, aspect):
+    """The design's deck calibrated from its art at the session's card size, softened as the
+    camera softens it."""
+    size = session.card_px()
+    long_side = int(round(size))
+    faces = [cv2.GaussianBlur(cv2.resize(art.card_image(design, c, height=600)[:, :, :3],
+                                         (int(round(long_side * aspect)), long_side), interpolation=cv2.INTER_AREA),
+                              (0, 0), 0.8) for c in DECK]
+    return PlainDeck(name=design, cards=[str(c) for c in DECK], faces=faces, aspect=aspect,
+                     card_px=size / session.size[1])
 
 
 def _usual(frame, table, aspect, size):
@@ -65,12 +78,7 @@ def test_the_fitted_card_is_read(monkeypatch, tmp_path):
     cv2.setNumThreads(1)
     session, table, rng, aspect = _white_mat("gen-3", 0)
     size = session.card_px()
-    long_side = int(round(size))
-    faces = [cv2.GaussianBlur(cv2.resize(art.card_image("gen-3", c, height=600)[:, :, :3],
-                                         (int(round(long_side * aspect)), long_side), interpolation=cv2.INTER_AREA),
-                              (0, 0), 0.8) for c in DECK]
-    deck = PlainDeck(name="gen-3", cards=[str(c) for c in DECK], faces=faces, aspect=aspect,
-                     card_px=size / session.size[1])
+    deck = _deck("gen-3", session, aspect)
     frame, truth = _alone(session, rng, "10S")
     seen = [s for s in recognize_plain(frame, deck, table=table) if s.card is not None]
     assert [str(s.card) for s in seen] == ["10S"]
@@ -116,3 +124,27 @@ def test_print_beside_a_found_card_is_not_fitted(monkeypatch, tmp_path):
     far = Outline((truth + [away * 2.0 * size, 0.0]).astype(np.float32), support=1.0)
     got = fit.fitted_outlines(frame, fg, [far], aspect, table, size)
     assert tries and len(got) == 1 and corner_error(got[0].corners, truth) < 0.04 * size
+
+
+def test_a_refused_outline_of_the_wrong_size_is_fitted_again(monkeypatch, tmp_path):
+    # An outline 12% too long around a card (what a card's shadow on the white mat gives)
+    # or 10% too short (a frame printed inside the card) reads poorly and is refused; the
+    # card of the calibrated size fitted over the same place is read. An outline of the
+    # right size that was refused is left refused, with no fit tried.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cv2.setNumThreads(1)
+    session, table, rng, aspect = _white_mat("gen-3", 0)
+    size = session.card_px()
+    deck = _deck("gen-3", session, aspect).prepare()
+    frame, truth = _alone(session, rng, "AH")
+    centre = truth.mean(axis=0)
+    refused = Reading(card=None, reason="matches no card well")
+    for scale in (1.12, 0.9):
+        off = Outline((centre + scale * (truth - centre)).astype(np.float32))
+        r, used = _refitted_reading(frame, off, table, deck, size, refused, off)
+        assert str(r.card) == "AH" and corner_error(used.corners, truth) < 0.04 * size, scale
+    tries = []
+    monkeypatch.setattr(fit, "fit_card", lambda *a: tries.append(a) or None)
+    right = Outline(truth.astype(np.float32))
+    assert _refitted_reading(frame, right, table, deck, size, refused, right) == (refused, right)
+    assert tries == []
