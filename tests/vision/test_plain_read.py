@@ -130,3 +130,24 @@ def test_a_view_like_no_card_is_refused_without_duels(monkeypatch):
     # A card on the same cloth still meets its rivals.
     r = decide.read_views(upright_views(img, corners, deck.aspect), deck)
     assert duels
+
+
+@needs_art
+def test_the_card_named_has_met_every_card_that_beat_one_tried():
+    # A four-colour 10♦ whose coarse print left it off the shortlist: the best shortlisted
+    # card (a 10 of another suit) loses to the 10♦ and to the 9♦, both by colour alone.
+    # Walked to the 9♦, whose look-alikes here do not hold the 10♦, the reader must still
+    # set the 9♦ against the 10♦ (which beat a card tried) before naming it: the 9♦ loses.
+    deck = art_deck("standard+4color")
+    img, corners = _laid("10D", design="standard+4color")
+    views = upright_views(img, corners, deck.aspect)
+    ten, nine = deck.index("10D"), deck.index("9D")
+    deck.small = deck.small.copy()
+    deck.small[ten] = -deck.small[ten]
+    deck.alike = [list(a) for a in deck.alike]
+    deck.alike[nine] = [y for y in deck.alike[nine] if y != ten]
+    for other in ("10C", "10S", "10H"):
+        if nine not in deck.alike[deck.index(other)]:
+            deck.alike[deck.index(other)].append(nine)
+    r = decide.read_views(views, deck)
+    assert r.card == Card("10D"), (r.card, r.reason, (r.detail or {}).get("worst"))

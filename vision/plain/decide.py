@@ -383,7 +383,7 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     # a poorly found outline); if it loses a duel, the winner is tried in its place
     # (each card at most once).
     a = max(contenders, key=lambda i: fine[i][0])
-    tried = {}
+    tried, winners = {}, set()
     while True:
         for y in deck.alike[a]:
             if y not in fine:
@@ -393,13 +393,19 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
                 w = int(np.argmax(ways))
                 fine[y] = (ways[w], w, fine[a][2] if fine[a][1] == w else [(-dy, -dx) for dy, dx in fine[a][2][::-1]])
                 orient[y] = {0: ways[0], 1: ways[1]}
-        rivals = set(contenders) | set(deck.alike[a])
+        # Every card that beat a card tried must be met too: the card walked to need not
+        # have it among its look-alikes (a 9♦ walked to from a 10♠ that a 10♦ and the 9♦
+        # both beat by colour alone would otherwise never meet the 10♦).
+        rivals = set(contenders) | set(deck.alike[a]) | winners
         results = {y: duel(a, y) for y in rivals if y != a}
         tried[a] = results
+        winners |= {y for y, v in results.items() if v < 0}
         lost = [y for y, v in results.items() if v < 0 and y not in tried]
         if not lost:
             break
-        a = min(lost, key=lambda y: results[y])
+        # The card that beat it by most; of equal wins (a colour duel is won by 1), the
+        # one that matches the view best.
+        a = min(lost, key=lambda y: (results[y], -fine[y][0]))
     # The walk ends on a card that loses to no card not yet tried; where it loses to one
     # tried before, it is no better a guess than they were (it may lose to all of them,
     # a red card met last after black ones beat each other by a hair): the candidate is
