@@ -60,9 +60,9 @@ OUTLINE_NEAR = 0.3
 """Print whose middle lies nearer than this (card lengths) to an outline, or inside it, is not
 fitted: a card lying there overlaps that outline's card (half a card's width is about 0.35
 of its length), and the fit keeps no card that overlaps an outline. Such print is what two
-overlapping cards leave beside the top card's outline. (Tuning frames: the places where a fit found
-a card lay 1.2-4.8 card lengths from the nearest outline;
-those beside overlapping cards, -0.25 to 0.35.)"""
+overlapping cards leave beside the top card's outline. (Tuning frames: the places where a
+fit found a card lay 1.2-4.8 card lengths from the nearest outline; those beside
+overlapping cards, -0.25 to 0.35.)"""
 FIT_REFINE = 0.03
 """How far (card lengths) each side is then moved to the strongest straight step near it
 (``find.refine``), at the frame's full resolution."""
@@ -139,8 +139,10 @@ def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, 
         # Running sums down the columns and along the rows: the support of a side of any
         # length centred anywhere is then a difference of two of them (a box filter for
         # every size at the cost of one).
-        cx_ = np.zeros((h + 1, w)); np.cumsum(on_x, axis=0, out=cx_[1:])
-        cy_ = np.zeros((h, w + 1)); np.cumsum(on_y, axis=1, out=cy_[:, 1:])
+        down = np.zeros((h + 1, w))
+        np.cumsum(on_x, axis=0, out=down[1:])
+        along = np.zeros((h, w + 1))
+        np.cumsum(on_y, axis=1, out=along[:, 1:])
         for k in FIT_SCALES:
             long_, short = WORK_LONG * k, WORK_LONG * k * aspect
             lx, ly = int(SIDE_SPAN[0] * long_) | 1, int(SIDE_SPAN[1] * short) | 1
@@ -154,8 +156,8 @@ def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, 
             # Each side's support along rows ya..yb (long sides) or columns xa..xb (short
             # sides), at a column or row offset from the card's centre.
             c0, c1, r0, r1 = xa - hw - d, xb + hw + d, ya - hl - d, yb + hl + d
-            vx = (cx_[ya + rx + 1:yb + rx + 1, c0:c1] - cx_[ya - rx:yb - rx, c0:c1]) / lx
-            vy = (cy_[r0:r1, xa + ry + 1:xb + ry + 1] - cy_[r0:r1, xa - ry:xb - ry]) / ly
+            vx = (down[ya + rx + 1:yb + rx + 1, c0:c1] - down[ya - rx:yb - rx, c0:c1]) / lx
+            vy = (along[r0:r1, xa + ry + 1:xb + ry + 1] - along[r0:r1, xa - ry:xb - ry]) / ly
             # Each side's support less that of the line just outside it: beyond a card's
             # side lies the table, while a line through a row of pips has print on both sides.
             # (vx's columns start at c0, vy's rows at r0.)
