@@ -48,6 +48,20 @@ def compose_pair(placements, size, seed, **conditions):
     return img, np.clip(empty + noise, 0, 255).astype(np.uint8), truth
 
 
+def seen_deck(design: str, long_side: int, blur: float, aspect: float = None, card_px: float = None):
+    """A design's faces (its art, BGR) and its deck calibrated from them seen ``long_side`` px
+    long and softened by ``blur`` (a camera's lens and scaling): ``(faces, deck)``.
+    ``aspect``: the card's width over its height (else the art's); ``card_px``: the
+    card's long side as a share of the frame's height, when the deck is to know it."""
+    from vision.plain.deck import PlainDeck
+    faces = {str(c): art.card_image(design, c, height=600)[:, :, :3] for c in DECK}
+    aspect = aspect or faces["AS"].shape[1] / faces["AS"].shape[0]
+    seen = [cv2.GaussianBlur(cv2.resize(faces[str(c)], (int(round(long_side * aspect)), long_side),
+                                        interpolation=cv2.INTER_AREA), (0, 0), blur) for c in DECK]
+    return faces, PlainDeck(name=design, cards=[str(c) for c in DECK], faces=seen, aspect=aspect,
+                            card_px=card_px)
+
+
 def scene(placements, seed=0, size=(640, 480), **conditions):
     """``(frame, empty table, truth)`` from one integer seed."""
     return compose_pair(placements, size, seed, **conditions)

@@ -4,13 +4,12 @@ import numpy as np
 import pytest
 
 from bench import vision_sets as vs
-from bench.plain_tuning.scenes import corner_error
-from engine.cards import DECK, Card
+from bench.plain_tuning.scenes import corner_error, seen_deck
+from engine.cards import Card
 from vision import art
 from vision.plain import SIZE_RANGE, _refitted_reading, fit, recognize_plain
 from vision.plain.decide import Reading
 from vision.plain.background import TableModel
-from vision.plain.deck import PlainDeck
 from vision.plain.find import Outline, faint_outlines, find_outlines
 from vision.synth import compose_scene
 
@@ -41,12 +40,7 @@ def _deck(design, session, aspect):
     """The design's deck calibrated from its art at the session's card size, softened as the
     camera softens it."""
     size = session.card_px()
-    long_side = int(round(size))
-    faces = [cv2.GaussianBlur(cv2.resize(art.card_image(design, c, height=600)[:, :, :3],
-                                         (int(round(long_side * aspect)), long_side), interpolation=cv2.INTER_AREA),
-                              (0, 0), 0.8) for c in DECK]
-    return PlainDeck(name=design, cards=[str(c) for c in DECK], faces=faces, aspect=aspect,
-                     card_px=size / session.size[1])
+    return seen_deck(design, int(round(size)), 0.8, aspect=aspect, card_px=size / session.size[1])[1]
 
 
 def _usual(frame, table, aspect, size):

@@ -1,4 +1,6 @@
 """Tests of vision.plain.straighten, read and decide: a found card warped upright, compared with the templates, named or refused."""
+import copy
+
 import cv2
 import numpy as np
 import pytest
@@ -128,7 +130,7 @@ def test_a_view_like_no_card_is_refused_without_duels(monkeypatch):
     assert duels == []
     assert r.score < decide.HOPELESS and r.guess is not None
     # A card on the same cloth still meets its rivals.
-    r = decide.read_views(upright_views(img, corners, deck.aspect), deck)
+    decide.read_views(upright_views(img, corners, deck.aspect), deck)
     assert duels
 
 
@@ -138,7 +140,7 @@ def test_the_card_named_has_met_every_card_that_beat_one_tried():
     # card (a 10 of another suit) loses to the 10♦ and to the 9♦, both by colour alone.
     # Walked to the 9♦, whose look-alikes here do not hold the 10♦, the reader must still
     # set the 9♦ against the 10♦ (which beat a card tried) before naming it: the 9♦ loses.
-    deck = art_deck("standard+4color")
+    deck = copy.copy(art_deck("standard+4color"))       # the cached deck stays as it is
     img, corners = _laid("10D", design="standard+4color")
     views = upright_views(img, corners, deck.aspect)
     ten, nine = deck.index("10D"), deck.index("9D")

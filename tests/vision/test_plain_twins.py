@@ -277,13 +277,9 @@ def test_both_sides_of_the_twins_sign_look_must_lead(monkeypatch, back, named):
 def _generated_deck(name: str, long_side: int, blur: float, tmp_path, monkeypatch):
     """A generated tuning design's faces and its deck calibrated from them seen
     ``long_side`` px long and softened by ``blur`` (a camera's lens and scaling)."""
-    from vision import art
+    from bench.plain_tuning.scenes import seen_deck
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    faces = {str(c): art.card_image(name, c, height=600)[:, :, :3] for c in DECK}
-    aspect = faces["AS"].shape[1] / faces["AS"].shape[0]
-    seen = [cv2.GaussianBlur(cv2.resize(faces[str(c)], (int(round(long_side * aspect)), long_side),
-                                        interpolation=cv2.INTER_AREA), (0, 0), blur) for c in DECK]
-    return faces, PlainDeck(name=name, cards=[str(c) for c in DECK], faces=seen, aspect=aspect)
+    return seen_deck(name, long_side, blur)
 
 
 @pytest.mark.skipif(not shutil.which("rsvg-convert"), reason="rsvg-convert (librsvg2-bin) not installed")

@@ -335,15 +335,14 @@ def _refitted_reading(frame, o, table, deck, size, r, used):
     its sides on edges new to the table) where that reads as a card; else the refusal
     ``r`` (of outline ``used``) stands. Returns (reading, outline)."""
     from vision.plain.decide import read_views
-    from vision.plain.find import Outline
-    from vision.plain.fit import fit_card, refined
+    from vision.plain.fit import fitted_outline
     from vision.plain.straighten import upright_views
     if abs(o.long_side / size - 1.0) <= REFIT_OFF:
         return r, used
-    got = fit_card(frame, table.mean, tuple(map(float, o.corners.mean(axis=0))), size, deck.aspect)
-    if got is None:
+    g = fitted_outline(frame, table.mean, tuple(map(float, o.corners.mean(axis=0))), size, deck.aspect)
+    if g is None:
         return r, used
-    g = Outline(refined(frame, got[1], size), support=got[0], blob=o.blob, inside=list(o.inside))
+    g.blob, g.inside = o.blob, list(o.inside)          # the same card's place, as a grown outline keeps
     again = read_views(upright_views(frame, g.corners, deck.aspect), deck, card_px=g.long_side)
     return (again, g) if again.card is not None else (r, used)
 

@@ -195,6 +195,14 @@ def refined(frame: np.ndarray, corners: np.ndarray, size: float) -> np.ndarray:
     return refine(frame, q, reach=2.0)[0]
 
 
+def fitted_outline(frame: np.ndarray, table_picture: np.ndarray, centre, size: float,
+                   aspect: float) -> Optional[Outline]:
+    """The card fitted near ``centre`` (:func:`fit_card`) with its sides moved to their steps
+    (:func:`refined`), as an outline, or None where no card is fitted."""
+    got = fit_card(frame, table_picture, centre, size, aspect)
+    return None if got is None else Outline(refined(frame, got[1], size), support=got[0])
+
+
 def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, aspect: float,
                     table, size: float) -> list:
     """New outlines fitted (:func:`fit_card`) where print that differs from the empty table
@@ -239,11 +247,8 @@ def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, a
         if any(cv2.pointPolygonTest(o.corners.astype(np.float32), centre, True) > -OUTLINE_NEAR * size
                for o in outlines):
             continue                                 # what two overlapping cards leave
-        got = fit_card(frame, table.mean, centre, size, aspect)
-        if got is None:
+        got = fitted_outline(frame, table.mean, centre, size, aspect)
+        if got is None or any(_overlap(got.corners, o.corners) >= 0.3 for o in list(outlines) + new):
             continue
-        q = refined(frame, got[1], size)
-        if any(_overlap(q, o.corners) >= 0.3 for o in list(outlines) + new):
-            continue
-        new.append(Outline(q, support=got[0]))
+        new.append(got)
     return new
