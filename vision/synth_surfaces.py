@@ -26,6 +26,8 @@ CLOTH_COLOURS = {
     "navy": (80, 40, 25), "burgundy": (45, 30, 100), "black": (25, 24, 24),
     "tan": (110, 150, 180), "sky": (210, 170, 120), "pink": (180, 160, 230),
     "brown": (40, 60, 95), "olive": (40, 110, 110),
+    # Near-white colours no split uses: the tuning tools' light tables (textures.GROUPS["light"]).
+    "linen": (200, 214, 222), "ivory": (212, 230, 236),
 }
 """Named colours of cloth and felt (BGR)."""
 

@@ -16,6 +16,7 @@ card, ``calibration.inner_cuts``).
     python -m bench.plain_tuning.calibrations --group white-mat-a4 --seeds 921   # the white A4 mat on plain cloth
     python -m bench.plain_tuning.calibrations --group white-mat-a4 --seeds 924 --camera tuning-hard
     python -m bench.plain_tuning.calibrations --group white-mat --seeds 980 --designs generated
+    python -m bench.plain_tuning.calibrations --group light --seeds 942 --designs generated   # near-white cloth
 """
 from __future__ import annotations
 
@@ -38,7 +39,9 @@ WHITE_MAT_BUSY = textures.GROUPS["white-mat-busy"]
 """The ``white-mat-busy`` group: the all-white A4 mat laid on those surfaces."""
 PATTERNED = textures.GROUPS["patterned"]
 """The ``patterned`` group: the tools' own printed cloths (gingham, stripes, plaid)."""
-TEXTURED = {"busy": BUSY, "white-mat-busy": WHITE_MAT_BUSY, "patterned": PATTERNED}
+LIGHT = textures.GROUPS["light"]
+"""The ``light`` group: near-white cloth and felt (linen, ivory) that no split uses."""
+TEXTURED = {"busy": BUSY, "white-mat-busy": WHITE_MAT_BUSY, "patterned": PATTERNED, "light": LIGHT}
 """The groups drawn on the tools' own textures (not groups of the tuning split)."""
 WHITE_MAT_A4 = tuple(f"mat:A4:white:{s}" for s in (*vs.SURFACES["tuning"]["cloth"],
                                                   *vs.SURFACES["tuning"]["felt"]))
@@ -120,7 +123,7 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print, camera: str = N
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy, patterned, white-mat-a4")
+    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy, patterned, white-mat-a4, light")
     ap.add_argument("--seeds", default="30,31,32,33", help="below 1000: tuning")
     ap.add_argument("--designs", default=",".join(vs.TUNING_DESIGNS),
                     help="tuning designs, comma-separated, or 'generated' (gen-1 ... gen-24)")

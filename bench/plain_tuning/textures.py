@@ -19,11 +19,13 @@ PATTERNS = ("gingham", "stripes", "plaid")
 """Printed cloths of our own (``tune:<pattern>``), for tuning the reader on patterned
 tables; not part of the busy split (whose sessions stay the same)."""
 GROUPS = {"busy": tuple(f"tune:{k}" for k in KINDS), "patterned": tuple(f"tune:{k}" for k in PATTERNS),
-          "white-mat-busy": tuple(f"mat:A4:white:tune:{k}" for k in KINDS)}
+          "white-mat-busy": tuple(f"mat:A4:white:tune:{k}" for k in KINDS),
+          "light": ("cloth:linen", "cloth:ivory", "felt:linen", "felt:ivory")}
 """The tools' surface groups drawn on these textures (under the tuning split's camera):
-``busy`` (the busy split of ``bench.vision_plain``), ``patterned`` (the printed cloths)
-and ``white-mat-busy`` (the all-white A4 mat laid on the busy ones), the last two run
-only when asked for by name (each group's sessions are drawn by its place here: a group
+``busy`` (the busy split of ``bench.vision_plain``), ``patterned`` (the printed cloths),
+``white-mat-busy`` (the all-white A4 mat laid on the busy ones) and ``light`` (near-white
+cloth and felt of colours no split uses: the tuning counterpart of the validation split's
+white and beige cloths), the last three run only when asked for by name (each group's sessions are drawn by its place here: a group
 added at the end changes none of the others')."""
 
 
