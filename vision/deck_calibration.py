@@ -922,7 +922,8 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
     its corners are added to ``lit``, and an outline found there again later is the
     table's too, never taken for a card: with a card lying within the lit opening, the
     finder may see only the opening's outline, and its face is not the card's."""
-    from vision.plain.find import MIN_LONG_SIDE, WORK_WIDTH, _merge, find_outlines, region_outlines, table_own
+    from vision.plain.find import (MIN_LONG_SIDE, WORK_WIDTH, _merge, find_outlines, kept, region_outlines,
+                                   table_own)
     kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
     outlines = find_outlines(frame, aspect, table=table, faint=faint, **kw)
     if not outlines and not faint and table is not None and table.busy:
@@ -939,20 +940,21 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
         # plain part of it (a white mat laid on a carpet) hides little that differs from
         # its own paper: there, as on a plain table, it is told from the table's own
         # shapes (the mat's boxes) by its sides, which the table's picture has not.
-        outlines = [o for o in outlines if _hides_table(table, frame, o)
-                    or (_on_plain(table, frame, o) and not table_own([o], frame, table.mean)[0])]
+        outlines = kept(outlines, [_hides_table(table, frame, o)
+                                   or (_on_plain(table, frame, o) and not table_own([o], frame, table.mean)[0])
+                                   for o in outlines])
     if outlines:
         edges = _edges_of_own(table, frame)
         scale = min(1.0, WORK_WIDTH / frame.shape[1])
-        table_own = set()
+        lit_shapes = set()
         for i, o in enumerate(outlines):
             if any(_corner_shift(o.corners, q) < max(3.0, LIT_AGAIN * o.long_side) for q in lit):
-                table_own.add(i)
+                lit_shapes.add(i)
             elif _blank(o, edges, scale):
-                table_own.add(i)
+                lit_shapes.add(i)
                 lit.append(o.corners.copy())
-        within = {j for i, o in enumerate(outlines) if i not in table_own for j in o.inside}
-        outlines = [o for i, o in enumerate(outlines) if i not in table_own and i not in within]
+        within = {j for i, o in enumerate(outlines) if i not in lit_shapes for j in o.inside}
+        outlines = [o for i, o in enumerate(outlines) if i not in lit_shapes and i not in within]
     if outlines:
         big = max(o.area for o in outlines)
         outlines = [o for o in outlines if o.area > 0.5 * big]

@@ -537,6 +537,26 @@ def test_a_light_card_on_the_white_mat_laid_on_a_carpet_is_found_alone_in_a_dim_
 
 
 @needs_art
+@pytest.mark.parametrize("angle,seed", [(30, 1), (-35, 2)])
+def test_a_card_with_a_frame_printed_inside_it_is_found_alone_on_a_gingham_cloth(angle, seed):
+    # On a busy table, outlines that hide nothing of the table are dropped first; the
+    # frame printed inside the card was then still taken for a second card (the list of
+    # outlines inside the card pointed at outlines dropped), so the card never lay
+    # "alone" and the pass asked for it to be moved until the camera stopped.
+    from bench.plain_tuning import textures
+    from vision.deck_calibration import _corner_shift, _outlines_alone
+    from vision.plain.background import TableModel
+    with textures.registered():
+        frame, empty, truth = scene([place("JH", (320, 240), angle)], seed=seed, surface="tune:gingham",
+                                    deck="gen-6", markers=False)
+    table = TableModel()
+    table.learn(empty)
+    assert table.busy
+    found = _outlines_alone(frame, table)
+    assert len(found) == 1 and _corner_shift(found[0].corners, np.asarray(truth[0]["corners"], np.float32)) < 5
+
+
+@needs_art
 def test_a_card_the_check_does_not_read_back_is_taken_again_once(monkeypatch):
     # The check refuses the jack of hearts (no other card guessed): its face may have been
     # taken badly, so it is asked for again, once; the deck is made when it is read then.

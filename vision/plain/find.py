@@ -41,7 +41,7 @@ any surface (given the learnt empty table, it ignores the table's own edges):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import cv2
@@ -263,16 +263,19 @@ def _suppress(quads: np.ndarray, score: np.ndarray, tol: float = 0.1) -> np.ndar
     _, long_side, _ = quad_shape(q)
     side = q[:, 1] - q[:, 0]
     angle = np.arctan2(side[:, 1], side[:, 0]) % (np.pi / 2)
-    da = np.abs(angle[:, None] - angle[None, :])
-    da = np.minimum(da, np.pi / 2 - da)
-    near = (np.hypot(*(centre[:, None] - centre[None, :]).transpose(2, 0, 1)) < tol * long_side[:, None]) \
-        & (np.abs(np.log(long_side[:, None] / long_side[None, :])) < tol) & (da < 0.08)
     taken = np.zeros(len(q), bool)
     keep = []
+    # The candidates near a kept one are worked out for the kept ones only: on a busy
+    # table there are thousands of candidates, and the whole table of pairs cost a
+    # quarter of a second a frame.
     for i in range(len(q)):
-        if not taken[i]:
-            keep.append(order[i])
-            taken |= near[i]
+        if taken[i]:
+            continue
+        keep.append(order[i])
+        da = np.abs(angle[i] - angle)
+        da = np.minimum(da, np.pi / 2 - da)
+        taken |= (np.hypot(centre[i, 0] - centre[:, 0], centre[i, 1] - centre[:, 1]) < tol * long_side[i]) \
+            & (np.abs(np.log(long_side[i] / long_side)) < tol) & (da < 0.08)
     return np.array(keep, np.int64)
 
 
@@ -1290,6 +1293,20 @@ def top_level(outlines: list) -> list:
     """The outlines that lie inside no other outline."""
     inner = {j for o in outlines for j in o.inside}
     return [o for i, o in enumerate(outlines) if i not in inner]
+
+
+def kept(outlines: list, keep) -> list:
+    """The outlines of ``outlines`` for which ``keep`` (a sequence of bools, one per outline)
+    is true, each knowing which of the kept ones lie inside it: ``inside`` holds indices
+    into the list it came in, which a filter would leave pointing at other outlines.
+
+    >>> outer = Outline(np.zeros((4, 2)), inside=[2])
+    >>> [o.inside for o in kept([Outline(np.zeros((4, 2))), outer, Outline(np.zeros((4, 2)))], [False, True, True])]
+    [[1], []]
+    """
+    old = [i for i, k in enumerate(keep) if k]
+    new = {i: n for n, i in enumerate(old)}
+    return [replace(outlines[i], inside=[new[j] for j in outlines[i].inside if j in new]) for i in old]
 
 
 # ------------------------------------------------------------------ single photos
