@@ -21,12 +21,13 @@ tables; not part of the busy split (whose sessions stay the same)."""
 GROUPS = {"busy": tuple(f"tune:{k}" for k in KINDS), "patterned": tuple(f"tune:{k}" for k in PATTERNS),
           "white-mat-busy": tuple(f"mat:A4:white:tune:{k}" for k in KINDS),
           "light": ("cloth:linen", "cloth:ivory", "felt:linen", "felt:ivory")}
-"""The tools' surface groups drawn on these textures (under the tuning split's camera):
-``busy`` (the busy split of ``bench.vision_plain``), ``patterned`` (the printed cloths),
+"""The tools' own surface groups (under the tuning split's camera): ``busy`` (these
+textures, the busy split of ``bench.vision_plain``), ``patterned`` (the printed cloths),
 ``white-mat-busy`` (the all-white A4 mat laid on the busy ones) and ``light`` (near-white
-cloth and felt of colours no split uses: the tuning counterpart of the validation split's
-white and beige cloths), the last three run only when asked for by name (each group's sessions are drawn by its place here: a group
-added at the end changes none of the others')."""
+cloth and felt in the renderer's colours linen and ivory, which no split uses: the
+tuning counterpart of the validation split's white and beige cloths). All but ``busy``
+run only when asked for by name (each group's sessions are drawn by its place here: a
+group added at the end changes none of the others')."""
 
 
 def _blur_noise(rng, shape, sigma_px: float) -> np.ndarray:

@@ -265,9 +265,9 @@ def _suppress(quads: np.ndarray, score: np.ndarray, tol: float = 0.1) -> np.ndar
     angle = np.arctan2(side[:, 1], side[:, 0]) % (np.pi / 2)
     taken = np.zeros(len(q), bool)
     keep = []
-    # The candidates near a kept one are worked out for the kept ones only: on a busy
-    # table there are thousands of candidates, and the whole table of pairs cost a
-    # quarter of a second a frame.
+    # The candidates near a kept one are worked out for the kept ones only: a printed
+    # cloth's frame gives thousands of candidates, and the whole table of pairs was about
+    # a fifth of a calibration pass's CPU there.
     for i in range(len(q)):
         if taken[i]:
             continue
