@@ -954,10 +954,10 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
                 lit_shapes.add(i)
                 lit.append(o.corners.copy())
         within = {j for i, o in enumerate(outlines) if i not in lit_shapes for j in o.inside}
-        outlines = [o for i, o in enumerate(outlines) if i not in lit_shapes and i not in within]
+        outlines = kept(outlines, [i not in lit_shapes and i not in within for i in range(len(outlines))])
     if outlines:
         big = max(o.area for o in outlines)
-        outlines = [o for o in outlines if o.area > 0.5 * big]
+        outlines = kept(outlines, [o.area > 0.5 * big for o in outlines])
     return outlines
 
 

@@ -42,7 +42,8 @@ PATTERNED = textures.GROUPS["patterned"]
 LIGHT = textures.GROUPS["light"]
 """The ``light`` group: near-white cloth and felt (linen, ivory) that no split uses."""
 TEXTURED = {"busy": BUSY, "white-mat-busy": WHITE_MAT_BUSY, "patterned": PATTERNED, "light": LIGHT}
-"""The groups drawn on the tools' own textures (not groups of the tuning split)."""
+"""The tools' own groups (``textures.GROUPS``, not groups of the tuning split), drawn with
+its textures registered."""
 WHITE_MAT_A4 = tuple(f"mat:A4:white:{s}" for s in (*vs.SURFACES["tuning"]["cloth"],
                                                   *vs.SURFACES["tuning"]["felt"]))
 """The ``white-mat-a4`` group: the all-white A4 mat on the tuning split's plain cloths and
