@@ -420,6 +420,26 @@ def test_edge_pieces_traced_twice_are_kept_once_as_before():
     assert _row_keys(np.array([[0, -1, 2, 3]], np.int64)) is None
 
 
+def test_each_line_across_a_sides_steps_scores_the_mean_step_under_it():
+    # line_scores gathers all lines at once; here each line is walked point by point.
+    from vision.plain.find import line_scores
+    rng = np.random.default_rng(11)
+    n, k = 9, 7
+    st = rng.random((2, 4, n, k)).astype(np.float32)
+    t = np.linspace(0.1, 0.9, n, dtype=np.float32)
+    score, frac = line_scores(st, t)
+    assert np.allclose(frac, np.linspace(0, 1, n), atol=1e-6)
+    for q, side, g0, g1 in [(0, 0, 0, 6), (1, 2, 3, 3), (0, 3, 5, 1), (1, 1, 6, 6)]:
+        pos = g0 + (g1 - g0) * frac
+        want = np.mean([np.interp(p, np.arange(k), st[q, side, i]) for i, p in enumerate(pos)])
+        assert abs(score[q, side, g0, g1] - want) < 1e-5
+    # With a span, lines steeper than it score 0 and the others as before.
+    kept, _ = line_scores(st, t, span=2)
+    steep = np.abs(np.arange(k)[:, None] - np.arange(k)[None, :]) > 2
+    assert (kept[..., steep] == 0).all()
+    assert np.allclose(kept[..., ~steep], score[..., ~steep], atol=1e-6)
+
+
 @pytest.mark.parametrize("at, rotation", [((346, 250), -4), ((350, 260), 2)])
 def test_a_light_rimmed_card_lying_on_a_markers_white_border_is_found_at_its_own_edge(at, rotation):
     # An Oxygen card's dark print inside its light rim is a stronger straight step than
