@@ -34,7 +34,7 @@ import numpy as np
 from bench.blender_world import world as W
 from bench.blender_world.camera import Camera
 
-WORLD_VERSION = "v1"
+WORLD_VERSION = "v2"
 """Bumped whenever a change alters the frames (the cache keeps each version apart)."""
 SCENE_SCRIPT = Path(__file__).with_name("scene.py")
 
@@ -84,7 +84,9 @@ def run_blender(jobs: list, log=print, nice: int = 15) -> list:
 
 # ---------------------------------------------------------------- reading renders back
 def table_dir(table: W.Table) -> Path:
-    return cache_root() / table.key
+    """A table's folder in the cache: each seed's apart (the same table key holds
+    another scene under another seed)."""
+    return cache_root() / f"seed{table.seed}" / table.key
 
 
 def read_png16(path) -> np.ndarray:
@@ -145,11 +147,11 @@ def render_table(table: W.Table, frames: list, samples: int = 16, log=print, bat
     mat_png = None
     if table.mat is not None:
         from vision.zones import MatLayout, render_mat
-        # The world's frames were rendered with the all-white mat: it stays so until the
-        # world's version is bumped (its cache would otherwise mix the two mats).
-        mat_png = str(cache_root() / f"mat-{table.mat.layout_name}-white.png")
+        # The mat as `euchre-table mat` prints it (the grey card area); the world's first
+        # version (v1) printed the older all-white mat.
+        mat_png = str(cache_root() / f"mat-{table.mat.layout_name}-grey.png")
         if not os.path.isfile(mat_png):
-            render_mat(MatLayout.named(table.mat.layout_name), px_per_mm=6.0, ground="white").save(mat_png)
+            render_mat(MatLayout.named(table.mat.layout_name), px_per_mm=6.0, ground="grey").save(mat_png)
     (tdir / "table.json").write_text(json.dumps(
         {"key": table.key, "surface": table.surface, "camera_kind": table.camera_kind,
          "lights": table.light_recipe, "designs": table.designs, "seed": table.seed,
