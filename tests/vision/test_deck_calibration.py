@@ -79,6 +79,29 @@ def test_two_cards_in_one_calibration_photo_are_refused():
 
 
 @needs_art
+def test_a_court_found_as_its_two_heads_is_taken_as_one_card():
+    # Half a card has about a card's shape: this generated queen's two heads, split by a
+    # line printed across its middle, are found as two card-shaped outlines while the
+    # deck's shape is not known yet. They share a whole side, so they are one card.
+    from bench import vision_sets as vs
+    from bench.plain_tuning.scenes import corner_error
+    from bench.plain_tuning.textures import registered
+    from vision.plain.calibration import lone_card
+    from vision.plain.find import find_outlines, top_level
+    with registered():
+        rng = np.random.default_rng([1, 3])
+        s = vs.draw_session(rng, "tuning", size=(960, 540), design="gen-7", surface="wood:oak:matte",
+                            profile="webcam")
+        for card in ("KD", "KS", "QH"):             # the third photo of this draw is the one
+            places, _ = vs.frame_placements(s, rng, "alone", cards=[card])
+            frame, truth = vs.compose(s, places, rng)
+    halves = top_level(find_outlines(frame, None))
+    assert len(halves) == 2 and all(o.long_side < 0.7 * truth[0]["card_px"] for o in halves)
+    card = lone_card(frame)
+    assert corner_error(card.corners, truth[0]["corners"]) < 4.0
+
+
+@needs_art
 def test_a_crop_with_transparency_is_taken_as_it_is():
     rgba = art.card_image("standard", "KS", 300)
     face = face_from_image(rgba, "KS.png")

@@ -43,9 +43,59 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
     if len(outlines) > 1:
         big = max(o.area for o in outlines)
         outlines = [o for o in outlines if o.area > 0.5 * big]
+        if len(outlines) == 2:
+            whole = halves_joined(frame, *outlines)
+            if whole is not None:
+                return whole
         if len(outlines) > 1:
             raise CalibrationError(f"{what}: {len(outlines)} cards found; lay one card at a time")
     return outlines[0]
+
+
+SHARED_SIDE = 0.1
+"""Two outlines share a side when both ends of a side of one lie within this fraction of
+that side's length of the ends of a side of the other."""
+
+
+def halves_joined(frame: np.ndarray, a, b):
+    """The card whose two halves two outlines are, or None. Half a card has about a
+    card's proportions (0.71 to 0.70 for a poker card), so a court printed with a line
+    between its two heads can be found as two cards side by side while the deck's shape
+    is not known yet (a tuning photo of a generated king, 214 px long: two outlines of
+    132 and 138 px). Two outlines sharing a whole side, whose four other corners make a
+    card-shaped quadrilateral, are looked for again as one card of that shape and size, and
+    the one outline found there is taken. Two cards laid edge to edge would pass too; their face is then
+    twice the others' size, which ``check_shapes`` names."""
+    qa, qb = clockwise(np.stack([a.corners, b.corners]).astype(np.float32))
+    for i in range(4):
+        ea = qa[[i, (i + 1) % 4]]
+        length = float(np.hypot(*(ea[1] - ea[0])))
+        for j in range(4):
+            # Clockwise outlines run along a side they share in opposite directions.
+            eb = qb[[(j + 1) % 4, j]]
+            if np.hypot(*(ea - eb).T).max() > SHARED_SIDE * length:
+                continue
+            # a's corners after its shared side, then b's after its own.
+            union = np.stack([qa[(i + 2) % 4], qa[(i + 3) % 4], qb[(j + 2) % 4], qb[(j + 3) % 4]])
+            union = clockwise(union[None].astype(np.float32))
+            ratio, long_side, _ = quad_shape(union)
+            if not PHOTO_CARD[0] < ratio[0] < PHOTO_CARD[1]:
+                return None
+            # Looked for again with that shape and size known, as a card of a known deck
+            # is: the card's own outline is then found whole. Failing that, the joined
+            # outline's sides are seated on their steps, within a short reach (its
+            # corners are the halves' own), so that none is pulled onto a line printed
+            # inside the card.
+            size = float(long_side[0])
+            found = top_level(find_outlines(frame, float(ratio[0]), sizes=(size,), min_long=0.9 * size,
+                                            max_long=1.1 * size))
+            centre = union[0].mean(axis=0)
+            near = [o for o in found if np.hypot(*(o.corners.mean(axis=0) - centre)) < 0.05 * size]
+            if len(near) == 1:
+                return near[0]
+            seated = _verify(frame, union, None, MIN_LONG_SIDE, reach=3.0, free=PHOTO_CARD)
+            return seated[0] if seated else None
+    return None
 
 
 PAPER_LEVELS = (99.5, 99.0, 98.0, 96.0)
