@@ -440,6 +440,32 @@ def test_each_line_across_a_sides_steps_scores_the_mean_step_under_it():
     assert np.allclose(kept[..., ~steep], score[..., ~steep], atol=1e-6)
 
 
+def test_a_card_joined_by_a_plank_seam_to_a_card_found_whole_is_looked_for_by_its_corners():
+    # A tuning phone photo on oak: a plank's seam runs from the king of clubs (found
+    # whole at once) past the king of hearts, whose first quadrilateral takes its side
+    # along the seam and fails. Their edges make one blob; the king of hearts is found
+    # only if that blob is still searched by its corners.
+    from bench import vision_sets as vs
+    from bench.plain_tuning.photo_tuning import DESIGNS, tuning_tables
+    from bench.vision_photo import calibration_photos
+    from vision.plain.find import PHOTO_MAX_SLANT
+    cv2.setNumThreads(1)
+    for _, (session, rng) in zip(range(4), tuning_tables(952, "tuning-slant", DESIGNS["generated"])):
+        pass
+    for _ in calibration_photos(session, rng):     # drawn first, as the tool draws them
+        pass
+    for _ in range(2):
+        places, _ = vs.frame_placements(session, rng, "play")
+        photo, truth = vs.compose(session, places, rng)
+    assert (session.design, session.surface) == ("gen-8", "wood:oak:satin")
+    photo = cv2.imdecode(cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
+    size = 224.0                                   # the deck's card in these photos
+    outlines = find_outlines(photo, 0.7275, slant=PHOTO_MAX_SLANT, sizes=(size,), min_long=0.7 * size,
+                             max_long=1.3 * size)
+    for t in truth:
+        assert _found(outlines, [t], tol=5.0) == [True], t["card"]
+
+
 @pytest.mark.parametrize("at, rotation", [((346, 250), -4), ((350, 260), 2)])
 def test_a_light_rimmed_card_lying_on_a_markers_white_border_is_found_at_its_own_edge(at, rotation):
     # An Oxygen card's dark print inside its light rim is a stronger straight step than

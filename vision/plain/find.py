@@ -897,6 +897,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     big = [i for i in range(1, n) if box[i, 2] * box[i, 3] >= min_area]
     # Tier 1: a blob of edges whose hull is a quadrilateral is one card (or one clean shape).
     rough, owner = [], []
+    pieces = {}                          # blob: its card-sized pieces (tier 1's quads or None)
     for i in big:
         x, y, bw, bh = box[i, :4]
         sub = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
@@ -911,9 +912,10 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
             if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
                 continue    # small, or cut by the frame's edge: not one whole card
             q = _hull_quad(cv2.convexHull(c), c)
+            pieces.setdefault(i, []).append(None if q is None else len(rough))
             if q is not None:
                 rough.append(q / scale)
-                owner.append(i)
+                owner.append(len(rough) - 1)
     outlines = []
     if rough:
         quads = clockwise(np.stack(rough).astype(np.float32))
@@ -923,7 +925,15 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         owner = [o for o, p in zip(owner, plausible) if p]
         outlines += _verify(colour, quads, aspect, min_long, reach=4.0, owners=owner, max_long=max_long,
                             veto=veto, free=free, slant=slant)
-    solved = {o.blob for o in outlines}
+    # Each outline found by its piece; its blob is then the piece's blob.
+    verified = {o.blob for o in outlines}
+    blob_of = {k: i for i, ks in pieces.items() for k in ks if k is not None}
+    for o in outlines:
+        o.blob = blob_of[o.blob]
+    # A blob is one clean card (or several) only when each of its card-sized pieces gave
+    # an outline: a plank's seam can join a card found so to another whose quadrilateral
+    # failed (its side taken along the seam), and that one is looked for by its corners.
+    solved = {i for i, ks in pieces.items() if all(k is not None and k in verified for k in ks)}
     # Tier 2: blobs that are not one clean card (a card touching a mat line, another card,
     # a hand, wood grain): look for cards by their corners.
     messy = [i for i in big if i not in solved]
