@@ -59,13 +59,13 @@ that side's length of the ends of a side of the other."""
 
 def halves_joined(frame: np.ndarray, a, b):
     """The card whose two halves two outlines are, or None. Half a card has about a
-    card's proportions (0.71 to 0.70 for a poker card), so a court printed with a line
-    between its two heads can be found as two cards side by side while the deck's shape
-    is not known yet (a tuning photo of a generated king, 214 px long: two outlines of
-    132 and 138 px). Two outlines sharing a whole side, whose four other corners make a
-    card-shaped quadrilateral, are looked for again as one card of that shape and size, and
-    the one outline found there is taken. Two cards laid edge to edge would pass too; their face is then
-    twice the others' size, which ``check_shapes`` names."""
+    card's proportions (0.72, half of it 0.70, for a poker card), so a court printed with
+    a line between its two heads can be found as two cards side by side while the deck's
+    shape is not known yet (a tuning photo of a generated king, 214 px long: two outlines
+    of 132 and 138 px). Two outlines sharing a whole side, whose four other corners make
+    a card-shaped quadrilateral, are looked for again as one card of that shape and size,
+    and the one outline found there is taken. Two cards laid edge to edge would pass too;
+    their face is then twice the others' size, which ``check_shapes`` names."""
     qa, qb = clockwise(np.stack([a.corners, b.corners]).astype(np.float32))
     for i in range(4):
         ea = qa[[i, (i + 1) % 4]]
