@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -103,9 +104,12 @@ class Shots:
 
 class LiveFrames:
     """Frames of a live calibration pass through a fixed webcam: the empty table, and
-    each card lying alone when the reader asks for it (``announce``), a few empty frames
-    between cards; a still scene's frames differ only by the sensor's noise. The camera
-    stops when the reader has not asked for the next card after ``patience`` frames."""
+    the card the reader asks for lying alone (the one its message names, "... (9S) ...",
+    else the next of ``cards``), a few empty frames between cards; a still scene's frames
+    differ only by the sensor's noise. A card asked for again (to be moved, or taken
+    again) lies where it lay before: the world holds one render of each card alone. The
+    camera stops when the reader has not asked for anything new after ``patience`` frames.
+    """
 
     def __init__(self, shots: Shots, design: str, cards, patience: int = 40, gap: int = 3):
         self.shots, self.design = shots, design
@@ -114,10 +118,18 @@ class LiveFrames:
         self.asked = 0
         self.frames = 0
         self.messages = []
+        self.shown = []            # the cards laid, in turn
 
     def announce(self, message: str) -> None:
         self.messages.append(message)
         self.asked += 1
+
+    def wanted(self, now: int):
+        """The card (its code) the reader asked for in its ``now``-th request."""
+        m = re.search(r"\((10|[9JQKA])([SHDC])\)", self.messages[now - 1]) if now <= len(self.messages) else None
+        if m:
+            return m.group(1) + m.group(2)
+        return self.cards[now - 1] if now <= len(self.cards) else None
 
     def _shot(self, frame_id):
         self.frames += 1
@@ -125,20 +137,28 @@ class LiveFrames:
 
     def __iter__(self):
         waited = 0
+        served = 0
         while True:
-            if self.asked == 0 or self.asked > len(self.cards):
+            if self.asked == served:
+                # Nothing new asked for: the empty table, until the reader asks (the first
+                # card) or stops asking.
                 for _ in range(self.gap):
                     waited += 1
                     yield self._shot("empty")
-                if self.asked == 0 and waited < self.patience:
+                if self.asked == served and waited < (self.patience if served == 0 else self.patience // 4):
                     continue
-                if 0 < self.asked <= len(self.cards):
+                if self.asked > served:
                     continue
                 return
-            now = self.asked
+            waited = 0
+            now = served = self.asked
+            card = self.wanted(now)
+            if card is None:
+                return
             for _ in range(self.gap):
                 yield self._shot("empty")
-            fid = f"{self.design}.alone.{self.cards[now - 1]}"
+            self.shown.append(card)
+            fid = f"{self.design}.alone.{card}"
             for _ in range(self.patience):
                 if self.asked != now:
                     break
@@ -178,7 +198,9 @@ def calibrate_live_pass(shots: Shots, design: str, cards) -> tuple:
         error = None
     except (CalibrationError, ValueError, RuntimeError) as exc:
         deck, faces, error = None, {}, str(exc)
-    taken = len(faces) if deck is not None else max(0, min(cam.asked, len(cards) + 1) - 1)
+    said = re.search(r"\((\d+) of \d+ cards taken\)", error or "")
+    taken = len(faces) if deck is not None else int(said.group(1)) if said else \
+        max(0, len(set(cam.shown)) - 1)
     return deck, {"ok": deck is not None, "error": error, "cards_taken": taken, "cards": len(cards), "frames": cam.frames,
                   "cpu_s": round(time.process_time() - t0, 1)}
 

@@ -152,3 +152,27 @@ def test_white_balance_and_noise():
     out, _ = P.develop(half, p, np.random.default_rng(2))
     lin = (out.astype(np.float32) / 255) ** 2.2
     assert lin[10:70, 90:150].std() > 2 * lin[10:70, 10:70].std()
+
+
+def test_the_live_pass_is_shown_the_card_each_request_names():
+    # A calibration pass may ask for a card again ("move it a little", "again"); the
+    # webcam's frames then show that card, not the next one in the deck.
+    from bench.vision_blender import LiveFrames
+
+    class Shots:
+        def shoot(self, frame_id, k):
+            return frame_id, None
+
+    cam = LiveFrames(Shots(), "d", ["9S", "10S", "JS"], patience=6, gap=1)
+    requests = iter(["show the nine of spades (9S) alone, face up",
+                     "show the ten of spades (10S) alone, face up",
+                     "the ten of spades (10S) is not seen clearly there: move it a little, alone, face up",
+                     "show the jack of spades (JS) alone, face up"])
+    seen = []
+    for frame in cam:
+        seen.append(frame)
+        if len(seen) in (3, 7, 11, 15):          # the reader speaks now and then
+            cam.announce(next(requests))
+    assert cam.shown == ["9S", "10S", "10S", "JS"]
+    assert seen[4] == "d.alone.9S" and seen[8] == "d.alone.10S" and seen[12] == "d.alone.10S"
+    assert seen[16] == "d.alone.JS" and seen[-1] == "d.alone.JS"     # never asked further: the camera stops
