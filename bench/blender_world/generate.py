@@ -34,7 +34,7 @@ import numpy as np
 from bench.blender_world import world as W
 from bench.blender_world.camera import Camera
 
-WORLD_VERSION = "v2"
+WORLD_VERSION = "v3"
 """Bumped whenever a change alters the frames (the cache keeps each version apart)."""
 SCENE_SCRIPT = Path(__file__).with_name("scene.py")
 
@@ -148,7 +148,8 @@ def render_table(table: W.Table, frames: list, samples: int = 16, log=print, bat
     if table.mat is not None:
         from vision.zones import MatLayout, render_mat
         # The mat as `euchre-table mat` prints it (the grey card area); the world's first
-        # version (v1) printed the older all-white mat.
+        # version (v1) printed the older all-white mat, and v2 stacked overlapping cards on
+        # the mat by the paper's height under each rather than in turn.
         mat_png = str(cache_root() / f"mat-{table.mat.layout_name}-grey.png")
         if not os.path.isfile(mat_png):
             render_mat(MatLayout.named(table.mat.layout_name), px_per_mm=6.0, ground="grey").save(mat_png)

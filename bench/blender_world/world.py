@@ -924,8 +924,15 @@ def table_frames(table: Table, counts=None, cards=None) -> list:
                 else:
                     places = lay_apart(cam, rng, pick, size, table.mat)
                 if table.mat is not None:
-                    for p in places:
-                        p.base_z = max(p.base_z, table.mat.top_under(card_mesh(size, p.centre, p.rotation_deg)["corners_mm"]))
+                    tops = [table.mat.top_under(card_mesh(size, p.centre, p.rotation_deg)["corners_mm"]) for p in places]
+                    if fk == "overlap":
+                        # Stacked on the paper: each card still above the one before (the
+                        # paper's height under each differs by more than their spacing).
+                        for p in places:
+                            p.base_z += max(tops)
+                    else:
+                        for p, top in zip(places, tops):
+                            p.base_z = max(p.base_z, top)
                 if fk == "hand":
                     target_card = places[int(rng.integers(len(places)))]
                     hand = reach_for(cam, rng, target_card, size, over=bool(rng.random() < 0.6))

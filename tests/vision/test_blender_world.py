@@ -176,3 +176,15 @@ def test_the_live_pass_is_shown_the_card_each_request_names():
     assert cam.shown == ["9S", "10S", "10S", "JS"]
     assert seen[4] == "d.alone.9S" and seen[8] == "d.alone.10S" and seen[12] == "d.alone.10S"
     assert seen[16] == "d.alone.JS" and seen[-1] == "d.alone.JS"     # never asked further: the camera stops
+
+
+def test_overlapping_cards_on_the_mat_lie_each_above_the_one_before():
+    # On the printed mat each card is raised onto the paper; a trick being gathered must
+    # still lie in turn, or the truth's order (later cards on top) is not the render's.
+    from bench.blender_world import generate as G
+    table = next(t for t in G.select_tables(8, 1, 3, None) if t.mat is not None)
+    frames = [f for f in W.table_frames(table, {"overlap": 1}, ["9S", "10S", "JS", "QS"]) if f.kind == "overlap"]
+    assert frames
+    for f in frames:
+        z = [p.base_z for p in f.placements]
+        assert len(z) >= 2 and all(b - a >= 0.5 for a, b in zip(z, z[1:])), z
