@@ -47,6 +47,7 @@ from bench.blender_world import world as W
 from bench.blender_world.camera import Camera
 from bench.vision_photo import euchre_table
 from bench.vision_plain import score_frame
+from bench.vision_sets import card_asked
 from engine.cards import DECK, Card
 
 HARD = ("hand", "overlap", "glare")
@@ -126,9 +127,9 @@ class LiveFrames:
 
     def wanted(self, now: int):
         """The card (its code) the reader asked for in its ``now``-th request."""
-        m = re.search(r"\((10|[9JQKA])([SHDC])\)", self.messages[now - 1]) if now <= len(self.messages) else None
-        if m:
-            return m.group(1) + m.group(2)
+        named = card_asked(self.messages[now - 1]) if now <= len(self.messages) else None
+        if named:
+            return named
         return self.cards[now - 1] if now <= len(self.cards) else None
 
     def _shot(self, frame_id):

@@ -476,6 +476,17 @@ def compose(session: Session, placements, rng, **extra):
     return compose_frame(placements, size=session.size, rng=rng, **session.conditions(**extra))
 
 
+def card_asked(message: str) -> Optional[str]:
+    """The code of the card a calibration request names, or None.
+
+    >>> card_asked("show the nine of spades (9S) alone, face up"), card_asked("keep the table clear")
+    ('9S', None)
+    """
+    import re
+    m = re.search(r"\((10|[9JQKA])([SHDC])\)", message)
+    return m.group(1) + m.group(2) if m else None
+
+
 class LiveCalibration:
     """Frames of a live calibration pass through the session's camera: each card lies
     alone on the table when the reader asks for it (``announce``), after a few frames
@@ -505,14 +516,10 @@ class LiveCalibration:
     def _wanted(self, now: int):
         """The card the reader asked for in its ``now``-th request: the one its message
         names ("... (9S) ..."), else the next of ``cards``."""
-        import re
-        from engine.cards import Card, CardError
-        m = re.search(r"\((10|[9JQKA])([SHDC])\)", self.messages[now - 1]) if now <= len(self.messages) else None
-        if m:
-            try:
-                return Card(m.group(1) + m.group(2))
-            except CardError:
-                pass
+        from engine.cards import Card
+        named = card_asked(self.messages[now - 1]) if now <= len(self.messages) else None
+        if named:
+            return Card(named)
         return self.cards[now - 1] if now <= len(self.cards) else None
 
     def __iter__(self):

@@ -347,7 +347,7 @@ def line_scores(st: np.ndarray, t: np.ndarray, span: Optional[float] = None) -> 
     ``score[..., g0, g1]`` (..., k, k). Also the points' fractions of the way (0..1).
     With ``span``, only lines with ``|g1 - g0| <= span`` are scored (the others score 0):
     on a busy cloth a thousand rough outlines are refined at once, and the steep lines
-    their caller throws away were two thirds of the work."""
+    their caller throws away were more than half of the lines (156 of 289 at a reach of 8)."""
     n, k = st.shape[-2:]
     g = np.arange(k, dtype=np.float32)
     frac = (t - t[0]) / (t[-1] - t[0])
@@ -360,7 +360,7 @@ def line_scores(st: np.ndarray, t: np.ndarray, span: Optional[float] = None) -> 
     hi_i = np.minimum(lo_i + 1, k - 1)
     f = (pos - lo_i).astype(np.float32)
     # One flat gather per end (np.take on the last axis) rather than broadcast fancy
-    # indexing: the same values, a fraction of the time.
+    # indexing: the same values (the means to float rounding), a fraction of the time.
     rows = np.arange(n)[None, :] * k
     flat = st.reshape(st.shape[:-2] + (n * k,))
     lo_v = np.take(flat, (rows + lo_i).ravel(), axis=-1).reshape(st.shape[:-2] + pos.shape)
@@ -896,8 +896,8 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     free = ANY_CARD if table is not None else PHOTO_CARD
     big = [i for i in range(1, n) if box[i, 2] * box[i, 3] >= min_area]
     # Tier 1: a blob of edges whose hull is a quadrilateral is one card (or one clean shape).
-    rough, owner = [], []
-    pieces = {}                          # blob: its card-sized pieces (tier 1's quads or None)
+    rough, piece_blob = [], []           # tier 1's quadrilaterals and the blob of each
+    unsolved = set()                     # blobs holding a card-sized piece that is no quadrilateral
     for i in big:
         x, y, bw, bh = box[i, :4]
         sub = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
@@ -912,28 +912,27 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
             if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
                 continue    # small, or cut by the frame's edge: not one whole card
             q = _hull_quad(cv2.convexHull(c), c)
-            pieces.setdefault(i, []).append(None if q is None else len(rough))
-            if q is not None:
+            if q is None:
+                unsolved.add(i)
+            else:
                 rough.append(q / scale)
-                owner.append(len(rough) - 1)
+                piece_blob.append(i)
     outlines = []
     if rough:
         quads = clockwise(np.stack(rough).astype(np.float32))
         ratio, long_side, _ = quad_shape(quads)
         plausible = (ratio > 0.45) & (long_side >= min_long)
-        quads = quads[plausible]
-        owner = [o for o, p in zip(owner, plausible) if p]
-        outlines += _verify(colour, quads, aspect, min_long, reach=4.0, owners=owner, max_long=max_long,
-                            veto=veto, free=free, slant=slant)
-    # Each outline found by its piece; its blob is then the piece's blob.
+        # Each outline is first owned by its piece, then by the piece's blob.
+        outlines += _verify(colour, quads[plausible], aspect, min_long, reach=4.0,
+                            owners=np.nonzero(plausible)[0], max_long=max_long, veto=veto, free=free, slant=slant)
     verified = {o.blob for o in outlines}
-    blob_of = {k: i for i, ks in pieces.items() for k in ks if k is not None}
     for o in outlines:
-        o.blob = blob_of[o.blob]
+        o.blob = piece_blob[o.blob]
     # A blob is one clean card (or several) only when each of its card-sized pieces gave
     # an outline: a plank's seam can join a card found so to another whose quadrilateral
     # failed (its side taken along the seam), and that one is looked for by its corners.
-    solved = {i for i, ks in pieces.items() if all(k is not None and k in verified for k in ks)}
+    unsolved |= {b for k, b in enumerate(piece_blob) if k not in verified}
+    solved = {o.blob for o in outlines} - unsolved
     # Tier 2: blobs that are not one clean card (a card touching a mat line, another card,
     # a hand, wood grain): look for cards by their corners.
     messy = [i for i in big if i not in solved]
