@@ -143,20 +143,24 @@ def edge_map(frame_bgr: np.ndarray, scale: float, canny=(CANNY_LOW, CANNY_HIGH))
 def segments(edges: np.ndarray, scale: float, min_len: float = MIN_SEGMENT) -> tuple:
     """Straight pieces of the edge chains, as end points (frame px)."""
     cs, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
-    p0s, p1s = [], []
-    for c in cs:
-        if len(c) < 2 * min_len:
-            continue
-        v = cv2.approxPolyDP(c, 1.5, True).reshape(-1, 2).astype(np.float32)
-        nxt = np.concatenate((v[1:], v[:1]))
-        ok = np.hypot(*(nxt - v).T) >= min_len
-        if ok.any():
-            p0s.append(v[ok])
-            p1s.append(nxt[ok])
-    if not p0s:
+    # Each long chain's polygon; the pieces (each vertex to the next, the last back to the
+    # first) are then taken for all polygons at once: a printed cloth's frame has some
+    # hundreds of chains, and the numpy calls per chain cost more than approxPolyDP.
+    polys = [v for v in (cv2.approxPolyDP(c, 1.5, True) for c in cs if len(c) >= 2 * min_len) if len(v)]
+    if not polys:
         z = np.zeros((0, 2), np.float32)
         return z, z
-    p0, p1 = np.concatenate(p0s) / scale, np.concatenate(p1s) / scale
+    counts = np.array([len(v) for v in polys])
+    v = np.concatenate(polys).reshape(-1, 2).astype(np.float32)
+    end = np.cumsum(counts)
+    nxt_i = np.arange(1, len(v) + 1)
+    nxt_i[end - 1] = end - counts
+    nxt = v[nxt_i]
+    ok = np.hypot(*(nxt - v).T) >= min_len
+    if not ok.any():
+        z = np.zeros((0, 2), np.float32)
+        return z, z
+    p0, p1 = v[ok] / scale, nxt[ok] / scale
     # A one-pixel edge is traced on both of its sides: keep one of each pair.
     key = np.round(np.concatenate([np.minimum(p0, p1), np.maximum(p0, p1)], axis=1) / 3).astype(np.int64)
     rows = _row_keys(key)
