@@ -302,8 +302,9 @@ def sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
     rows = max(1, -(-n // cols))
     grid = np.zeros((rows * cols, 2), np.float32)
     grid[:n] = flat
-    grid = grid.reshape(rows, cols, 2)
-    out = cv2.remap(img, grid[:, :, 0], grid[:, :, 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    # One two-channel map (x, y), as the points are laid out: the same samples as from
+    # separate x and y maps, without making those two copies.
+    out = cv2.remap(img, grid.reshape(rows, cols, 2), None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     ch = (img.shape[2],) if img.ndim == 3 else ()
     return out.reshape((rows * cols,) + ch)[:n].reshape(shape + ch)
 
@@ -326,8 +327,13 @@ def step_profiles(frame: np.ndarray, quads: np.ndarray, offsets: np.ndarray, n: 
     pts = base[:, :, :, None, :] + normal[:, :, None, None, :] * o[None, None, None, :, None]
     s = sample(frame, pts).astype(np.float32)
     k = len(offsets)
-    diff = (s[..., k:, :] - s[..., :k, :]) @ _TO_YCC.T
-    steps = np.sqrt((diff ** 2).sum(-1))
+    d = s[..., k:, :] - s[..., :k, :]                                   # Q, 4, n, k, 3
+    # One matrix product per side (its n * k differences) rather than one per point (a
+    # BLAS call each), and the three squares added by hand rather than reduced over an
+    # axis of 3: the same values, in about a quarter of the time. (Not one product over
+    # all points: BLAS would run that on several threads, which costs more CPU.)
+    y, cr, cb = np.moveaxis(d.reshape(-1, n * k, 3) @ _TO_YCC.T, -1, 0)
+    steps = np.sqrt(y * y + cr * cr + cb * cb).reshape(d.shape[:-1])
     if veto is not None:
         vmap, vscale = veto[:2]
         mid = base[:, :, :, None, :] + normal[:, :, None, None, :] * offsets[None, None, None, :, None]
