@@ -420,6 +420,62 @@ def test_edge_pieces_traced_twice_are_kept_once_as_before():
     assert _row_keys(np.array([[0, -1, 2, 3]], np.int64)) is None
 
 
+def test_edge_pieces_of_all_chains_at_once_are_those_found_chain_by_chain():
+    # segments() cuts the polygons of all edge chains into pieces at once (each vertex to
+    # the next, the last back to the first); here each chain is cut on its own, as before.
+    from vision.plain.find import _row_keys, segments
+
+    def chain_by_chain(edges, scale, min_len):
+        p0s, p1s = [], []
+        for c in cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]:
+            if len(c) < 2 * min_len:
+                continue
+            v = cv2.approxPolyDP(c, 1.5, True).reshape(-1, 2).astype(np.float32)
+            nxt = np.concatenate((v[1:], v[:1]))
+            ok = np.hypot(*(nxt - v).T) >= min_len
+            p0s.append(v[ok])
+            p1s.append(nxt[ok])
+        p0, p1 = np.concatenate(p0s) / scale, np.concatenate(p1s) / scale
+        key = np.round(np.concatenate([np.minimum(p0, p1), np.maximum(p0, p1)], axis=1) / 3).astype(np.int64)
+        _, idx = np.unique(_row_keys(key), return_index=True)
+        return p0[idx], p1[idx]
+
+    rng = np.random.default_rng(5)
+    for trial in range(6):
+        img = cv2.GaussianBlur(rng.integers(0, 255, (240, 320), np.uint8), (0, 0), 1 + trial)
+        for _ in range(12):         # straight lines and closed shapes among the texture
+            a, b = rng.integers(0, (320, 240), 2), rng.integers(0, (320, 240), 2)
+            cv2.line(img, tuple(map(int, a)), tuple(map(int, b)), int(rng.integers(256)), int(rng.integers(1, 3)))
+            cv2.circle(img, tuple(map(int, a)), int(rng.integers(5, 40)), int(rng.integers(256)), -1)
+        edges = cv2.Canny(img, 30, 90)
+        for scale, min_len in ((1.0, 15.0), (0.5, 7.5)):
+            got, want = segments(edges, scale, min_len), chain_by_chain(edges, scale, min_len)
+            assert len(want[0]) > 10
+            assert all(np.array_equal(g, w) for g, w in zip(got, want))
+    assert all(len(p) == 0 for p in segments(np.zeros((50, 60), np.uint8), 1.0))
+
+
+def test_the_steps_across_the_sides_are_the_colour_differences_at_each_point():
+    # step_profiles turns the sampled colour differences into steps one side at a time;
+    # here each point's difference is turned on its own.
+    from vision.plain.find import _TO_YCC, _side_samples, sample, step_profiles
+    rng = np.random.default_rng(9)
+    frame = cv2.GaussianBlur(rng.integers(0, 255, (120, 160, 3), np.uint8), (0, 0), 2)
+    c = rng.uniform(30, 90, (5, 1, 2))
+    quads = (c + np.array([[0, 0], [40, 5], [35, 60], [-5, 55]])).astype(np.float32)
+    offsets = np.arange(-3.0, 3.5, 1.0, dtype=np.float32)
+    base, normal, t, steps = step_profiles(frame, quads, offsets, 11)
+    b, nm, _ = _side_samples(quads, 11)
+    assert np.array_equal(base, b) and np.array_equal(normal, nm)
+    for q, side, i, j in [(0, 0, 0, 0), (2, 1, 5, 3), (4, 3, 10, 6), (1, 2, 7, 2)]:
+        p = base[q, side, i] + normal[q, side] * offsets[j]
+        lo, hi = (sample(frame, np.array([p - normal[q, side], p + normal[q, side]], np.float32))
+                  .astype(np.float32))
+        want = np.sqrt((((hi - lo) @ _TO_YCC.T) ** 2).sum())
+        assert abs(steps[q, side, i, j] - want) <= 1e-4 * max(1.0, want)
+    assert steps.shape == (5, 4, 11, len(offsets))
+
+
 def test_each_line_across_a_sides_steps_scores_the_mean_step_under_it():
     # line_scores gathers all lines at once; here each line is walked point by point.
     from vision.plain.find import line_scores
