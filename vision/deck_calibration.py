@@ -879,12 +879,12 @@ def _only_light(table: TableModel, frame, fg) -> bool:
     return int((edges[inner] > 0).sum()) < LIGHT_EDGES * int(inner.sum())
 
 
-def _edges_of_own(table: TableModel, frame) -> np.ndarray:
+def _edges_of_own(table: TableModel, frame, maps: Optional[tuple] = None) -> np.ndarray:
     """The frame's edges (the finder's edge map, work size) that are not the empty
-    table's own."""
+    table's own. ``maps``: that edge map (``find.edge_map``), when the caller has it."""
     from vision.plain.find import WORK_WIDTH, edge_map
     scale = min(1.0, WORK_WIDTH / frame.shape[1])
-    luma, chroma = edge_map(frame, scale)
+    luma, chroma = edge_map(frame, scale) if maps is None else maps
     eh, ew = luma.shape
     edges = luma | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
     own = table.table_edges(frame) if table is not None and table.ready else None
@@ -922,10 +922,13 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
     its corners are added to ``lit``, and an outline found there again later is the
     table's too, never taken for a card: with a card lying within the lit opening, the
     finder may see only the opening's outline, and its face is not the card's."""
-    from vision.plain.find import (MIN_LONG_SIDE, WORK_WIDTH, _merge, find_outlines, kept, region_outlines,
-                                   table_own)
+    from vision.plain.find import (MIN_LONG_SIDE, WORK_WIDTH, _merge, edge_map, find_outlines, kept,
+                                   region_outlines, table_own)
     kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
-    outlines = find_outlines(frame, aspect, table=table, faint=faint, **kw)
+    # The finder's edge map (at the usual thresholds) is the one ``_edges_of_own`` looks at
+    # below: made once, here.
+    maps = None if faint else edge_map(frame, min(1.0, WORK_WIDTH / frame.shape[1]))
+    outlines = find_outlines(frame, aspect, table=table, faint=faint, edge_maps=maps, **kw)
     if not outlines and not faint and table is not None and table.busy:
         # On a busy table (carpet, terrazzo, a woven mat) the card's sides are lost among
         # the table's own edges: it is looked for as a region unlike the table, whose
@@ -945,7 +948,7 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
                                    or (_on_plain(table, frame, o) and not table_own([o], frame, table.mean)[0])
                                    for o in outlines])
     if outlines:
-        edges = _edges_of_own(table, frame)
+        edges = _edges_of_own(table, frame, maps)
         scale = min(1.0, WORK_WIDTH / frame.shape[1])
         lit_shapes = set()
         for i, o in enumerate(outlines):

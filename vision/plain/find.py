@@ -864,7 +864,8 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
 def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(),
                   mask: Optional[np.ndarray] = None, stats: Optional[dict] = None,
                   min_long: float = MIN_LONG_SIDE, max_long: float = np.inf,
-                  table=None, faint: bool = False, slant: float = 0.0, work_width: int = WORK_WIDTH) -> list:
+                  table=None, faint: bool = False, slant: float = 0.0, work_width: int = WORK_WIDTH,
+                  edge_maps: Optional[tuple] = None) -> list:
     """Card-shaped outlines in a BGR frame (see the module's description).
 
     ``aspect`` is the deck's width/height (None: any card from 0.55 to 0.82 is looked
@@ -875,10 +876,12 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     usual strength (``FAINT_CANNY``: a light-rimmed card on white paper, a step of 10-15
     grey levels), for a calibration frame in which a card lies but none was found.
     ``work_width``: the width the frame is looked at (wider: small cards in a large
-    photo keep their sides, at more cost)."""
+    photo keep their sides, at more cost). ``edge_maps``: ``edge_map`` of the frame at
+    that width with these thresholds, when the caller has made it already (left as it is)."""
     h, w = frame_bgr.shape[:2]
     scale = min(1.0, work_width / w)
-    edges, chroma = edge_map(frame_bgr, scale, FAINT_CANNY if faint else (CANNY_LOW, CANNY_HIGH))
+    edges, chroma = edge_maps if edge_maps is not None else \
+        edge_map(frame_bgr, scale, FAINT_CANNY if faint else (CANNY_LOW, CANNY_HIGH))
     eh, ew = edges.shape
     both = edges | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
     both_all = both.copy()
@@ -892,9 +895,9 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         # Edges the table shows still are left out of the edge map; where a card now
         # hides a mat line, its own edge along it stays.
         keep = cv2.bitwise_not(table_edges)
-        edges &= keep
-        chroma &= cv2.resize(cv2.erode(keep, np.ones((2, 2), np.uint8)), (chroma.shape[1], chroma.shape[0]),
-                             interpolation=cv2.INTER_NEAREST)
+        edges = edges & keep               # new maps: the caller's (``edge_maps``) are left as they are
+        chroma = chroma & cv2.resize(cv2.erode(keep, np.ones((2, 2), np.uint8)), (chroma.shape[1], chroma.shape[0]),
+                                     interpolation=cv2.INTER_NEAREST)
         both = edges | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
     if mask is not None:
         near = cv2.dilate(cv2.resize(mask, (ew, eh), interpolation=cv2.INTER_NEAREST), np.ones((7, 7), np.uint8))
