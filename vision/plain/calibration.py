@@ -327,6 +327,13 @@ def _fit(profile: np.ndarray, rim: np.ndarray, shift: int) -> float:
     return float(np.mean(np.abs(d - np.median(d))))
 
 
+def _fits(profile: np.ndarray, rim: np.ndarray, shifts: int) -> list:
+    """``[_fit(profile, rim, s) for s in range(shifts)]`` (the same values), all shifts at
+    once: a calibration pass asks for some twenty thousand of them."""
+    d = np.lib.stride_tricks.sliding_window_view(profile, len(rim))[:shifts] - rim
+    return np.mean(np.abs(d - np.median(d, axis=1)[:, None]), axis=1).tolist()
+
+
 class DeckRim(NamedTuple):
     """A deck's rim as its faces show it (:func:`deck_rim`), at ``RIM_HEIGHT``."""
     width: int
@@ -377,10 +384,7 @@ def _rim_shifts(faces: dict, aspect: float, outward: bool) -> dict:
     for c, b in bands.items():
         for key, p in b.items():
             rim = rims[key[0]]
-            if outward:
-                fits = [_fit(rim, p[:n], s) for s in range(most + 1)]
-            else:
-                fits = [_fit(p, rim[:n], s) for s in range(most + 1)]
+            fits = _fits(rim, p[:n], most + 1) if outward else _fits(p, rim[:n], most + 1)
             best = int(np.argmin(fits))
             if best > 0 and fits[best] <= RIM_GAIN * fits[0] and fits[0] - fits[best] >= RIM_STEP:
                 out.setdefault(c, {})[key] = best / w
