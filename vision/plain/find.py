@@ -296,12 +296,17 @@ def _side_samples(quads: np.ndarray, n: int, lo: float = 0.12, hi: float = 0.88)
 
 def sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Bilinear samples of an image at points (..., 2)."""
-    shape = pts.shape[:-1]
-    flat = pts.reshape(-1, 2).astype(np.float32)
-    n, cols = len(flat), 2048
+    return _sample_xy(img, pts[..., 0], pts[..., 1])
+
+
+def _sample_xy(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``sample`` at points given by their x and y apart (two arrays of one shape)."""
+    shape = x.shape
+    n, cols = x.size, 2048
     rows = max(1, -(-n // cols))
     grid = np.zeros((rows * cols, 2), np.float32)
-    grid[:n] = flat
+    grid[:n, 0] = x.ravel()
+    grid[:n, 1] = y.ravel()
     # One two-channel map (x, y), as the points are laid out: the same samples as from
     # separate x and y maps, without making those two copies.
     out = cv2.remap(img, grid.reshape(rows, cols, 2), None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -324,8 +329,11 @@ def step_profiles(frame: np.ndarray, quads: np.ndarray, offsets: np.ndarray, n: 
     where the map (float, 1 = the empty table's own edge) is set, there is no step."""
     base, normal, t = _side_samples(quads, n, lo, hi)
     o = np.concatenate([offsets - 1.0, offsets + 1.0]).astype(np.float32)
-    pts = base[:, :, :, None, :] + normal[:, :, None, None, :] * o[None, None, None, :, None]
-    s = sample(frame, pts).astype(np.float32)
+    # The points' x and y are worked out apart, (Q, 4, n, offsets) each: numpy broadcasts
+    # over a last axis of two (x, y) several times slower. The same values.
+    bx, by = base[..., 0, None], base[..., 1, None]
+    nx, ny = normal[:, :, None, None, 0], normal[:, :, None, None, 1]
+    s = _sample_xy(frame, bx + nx * o, by + ny * o).astype(np.float32)
     k = len(offsets)
     d = s[..., k:, :] - s[..., :k, :]                                   # Q, 4, n, k, 3
     # One matrix product per side (its n * k differences) rather than one per point (a
@@ -336,8 +344,7 @@ def step_profiles(frame: np.ndarray, quads: np.ndarray, offsets: np.ndarray, n: 
     steps = np.sqrt(y * y + cr * cr + cb * cb).reshape(d.shape[:-1])
     if veto is not None:
         vmap, vscale = veto[:2]
-        mid = base[:, :, :, None, :] + normal[:, :, None, None, :] * offsets[None, None, None, :, None]
-        steps *= 1.0 - sample(vmap, mid * vscale)
+        steps *= 1.0 - _sample_xy(vmap, (bx + nx * offsets) * vscale, (by + ny * offsets) * vscale)
     return base, normal, t, steps
 
 
