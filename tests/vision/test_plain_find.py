@@ -476,6 +476,53 @@ def test_the_steps_across_the_sides_are_the_colour_differences_at_each_point():
     assert steps.shape == (5, 4, 11, len(offsets))
 
 
+def test_corners_of_near_pieces_only_are_those_of_all_pairs():
+    # corners_of works out only pairs of pieces whose grown boxes meet, and their cosine
+    # in float64 (float32's product where that is too close to call); here every pair is
+    # worked out as before. The junctions must be the same, in the same order.
+    from vision.plain.find import corners_of
+
+    def all_pairs(p0, p1, max_cos=0.34, gap=0.3, gap_px=4.0):
+        d = p1 - p0
+        length = np.hypot(d[:, 0], d[:, 1])
+        u = d / length[:, None]
+        i, j = np.nonzero(np.triu(np.abs(u @ u.T) <= max_cos, 1))
+        p, e1, q, e2 = p0[i], u[i], p0[j], u[j]
+        det = e1[:, 0] * (-e2[:, 1]) + e2[:, 0] * e1[:, 1]
+        r = q - p
+        t = (r[:, 0] * (-e2[:, 1]) + e2[:, 0] * r[:, 1]) / det
+        corner = p + t[:, None] * e1
+        s = ((corner - q) * e2).sum(axis=1)
+        li, lj = length[i], length[j]
+        gi, gj = gap * li + gap_px, gap * lj + gap_px
+        i_start, i_end = (t > -gi) & (t < 0.25 * li), (t < li + gi) & (t > 0.75 * li)
+        j_start, j_end = (s > -gj) & (s < 0.25 * lj), (s < lj + gj) & (s > 0.75 * lj)
+        ok = (i_start | i_end) & (j_start | j_end)
+        ui, uj = np.where(i_start[:, None], e1, -e1), np.where(j_start[:, None], e2, -e2)
+        a, b = np.where(i_start, li - t, t), np.where(j_start, lj - s, s)
+        return corner[ok], ui[ok], uj[ok], a[ok], b[ok]
+
+    rng = np.random.default_rng(21)
+    for trial in range(8):
+        n = 2 * int(rng.integers(25, 200))
+        # Pieces of a cloth's checks: pairs starting near one point at about a right angle
+        # (some exactly at the edge of the angle allowed, |cos| = 0.34), strewn over a
+        # frame, and their ends moved a few pixels either way.
+        c = np.repeat(rng.uniform(0, 640, (n // 2, 2)), 2, axis=0) + rng.normal(0, 3, (n, 2))
+        ang = np.repeat(rng.uniform(0, np.pi, n // 2), 2)
+        turn = np.where(rng.random(n // 2) < 0.3, np.arccos(0.34), np.pi / 2 + rng.normal(0, 0.3, n // 2))
+        ang[1::2] += turn
+        length = rng.uniform(8, 120 if trial % 2 else 40, n)
+        step = length[:, None] * np.stack([np.cos(ang), np.sin(ang)], axis=1)
+        back = rng.random(n) < 0.5                    # either end at the corner
+        p0 = np.where(back[:, None], c - step, c)
+        p1 = p0 + step
+        p0, p1 = p0.astype(np.float32), p1.astype(np.float32)
+        got, want = corners_of(p0, p1), all_pairs(p0, p1)
+        assert len(want[0]) > 10
+        assert all(g.shape == w.shape and np.array_equal(g, w) for g, w in zip(got, want))
+
+
 def test_each_line_across_a_sides_steps_scores_the_mean_step_under_it():
     # line_scores gathers all lines at once; here each line is walked point by point.
     from vision.plain.find import line_scores
