@@ -966,11 +966,14 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
 
 
 def _greys(table: TableModel, frame) -> tuple:
-    """The empty table's picture and the frame in grey, at the table's (work) size, as
-    ``_hides_table`` compares them."""
+    """The empty table's picture and the frame in grey, at the table's (work) size, and
+    their ratio at each pixel (table + 8 over frame + 8, float32), as ``_hides_table``
+    compares them."""
     from vision.plain.background import _work
     ref = cv2.cvtColor(np.clip(table.mean, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)
-    return ref, cv2.cvtColor(_work(frame), cv2.COLOR_BGR2GRAY)
+    grey = cv2.cvtColor(_work(frame), cv2.COLOR_BGR2GRAY)
+    ratios = (ref.astype(np.float32) + 8) / (grey.astype(np.float32) + 8) if grey.shape == ref.shape else None
+    return ref, grey, ratios
 
 
 def _hides_table(table: TableModel, frame, outline, greys: Optional[tuple] = None) -> bool:
@@ -978,8 +981,9 @@ def _hides_table(table: TableModel, frame, outline, greys: Optional[tuple] = Non
     picture there in at least ``HIDES`` of its pixels (by ``HIDDEN_GREY`` grey levels or
     more, after matching the frame's exposure): a card lying there hides the table; a
     shape of the table's own hides nothing. ``greys``: ``_greys(table, frame)``, when
-    the caller has it (made once for all of a frame's outlines)."""
-    ref, grey = _greys(table, frame) if greys is None else greys
+    the caller has it (made once for all of a frame's outlines: a busy cloth's frame has
+    dozens)."""
+    ref, grey, ratios = _greys(table, frame) if greys is None else greys
     if grey.shape != ref.shape:
         return True
     scale = grey.shape[1] / frame.shape[1]
@@ -989,11 +993,9 @@ def _hides_table(table: TableModel, frame, outline, greys: Optional[tuple] = Non
     if not inner.any():
         return True
     # The camera's exposure may differ (a white card in view): matched over the rest,
-    # every seventh of its pixels. (Only the pixels looked at are turned to float: the
-    # same values as from the whole pictures, at a fraction of the cost.)
-    rest = np.flatnonzero(~inner.ravel())[::7]
-    g, r = grey.ravel()[rest].astype(np.float32), ref.ravel()[rest].astype(np.float32)
-    ratio = float(np.median((r + 8) / (g + 8)))
+    # every seventh of its pixels. (The pixels' ratios are the frame's, worked out once;
+    # only those compared inside are turned to float here. The same values.)
+    ratio = float(np.median(ratios.ravel()[np.flatnonzero(~inner.ravel())[::7]]))
     g, r = grey[inner].astype(np.float32), ref[inner].astype(np.float32)
     diff = np.abs(g * ratio + 8 * (ratio - 1) - r)
     return float((diff >= HIDDEN_GREY).mean()) >= HIDES
