@@ -309,8 +309,10 @@ def _side_samples(quads: np.ndarray, n: int, lo: float = 0.12, hi: float = 0.88)
     fractions along the sides."""
     t = np.linspace(lo, hi, n, dtype=np.float32)
     a, b = quads, quads[:, _NEXT]
-    base = a[:, :, None, :] + (b - a)[:, :, None, :] * t[None, None, :, None]
-    d = (b - a) / np.maximum(np.hypot(*np.moveaxis(b - a, -1, 0))[..., None], 1e-6)
+    e = b - a
+    # x and y worked out apart (numpy broadcasts over a last axis of two slowly): the same values.
+    base = np.stack([a[..., 0, None] + e[..., 0, None] * t, a[..., 1, None] + e[..., 1, None] * t], axis=-1)
+    d = e / np.maximum(np.hypot(*np.moveaxis(e, -1, 0))[..., None], 1e-6)
     normal = np.stack([d[..., 1], -d[..., 0]], axis=-1)   # outward for clockwise quads
     return base, normal, t
 
