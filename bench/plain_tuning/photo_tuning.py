@@ -5,6 +5,7 @@ with the tuning camera profile, calibrated with `calibrate deck --from-dir` and 
     python -m bench.plain_tuning.photo_tuning --tables 4 --photos 6 --seed 3 [--keep DIR]
     python -m bench.plain_tuning.photo_tuning --camera tuning-slant --tables 6 --seed 760
     python -m bench.plain_tuning.photo_tuning --designs generated --tables 6 --seed 987
+    python -m bench.plain_tuning.photo_tuning --designs generated --surfaces tune:gingham,tune:plaid --seed 954
 
 ``--camera`` names a tuning camera profile (bench.vision_sets.CAMERAS): ``tuning`` (the
 default, 960x540), ``tuning-slant`` (a phone held at a slant, 1280x960) or
@@ -14,6 +15,7 @@ default, 960x540), ``tuning-slant`` (a phone held at a slant, 1280x960) or
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import shutil
 import tempfile
@@ -23,6 +25,7 @@ import cv2
 import numpy as np
 
 from bench import vision_sets as vs
+from bench.plain_tuning import textures
 from bench.vision_photo import run_table, said_lines
 
 CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960), "tuning-slant-small": (1280, 960),
@@ -35,13 +38,13 @@ DESIGNS = {"kde": vs.TUNING_DESIGNS, "generated": vs.GENERATED_DESIGNS}
 """The tuning designs this tool takes: the KDE tuning designs, or the generated ones."""
 
 
-def tuning_tables(seed: int, camera: str = "tuning", designs=vs.TUNING_DESIGNS):
+def tuning_tables(seed: int, camera: str = "tuning", designs=vs.TUNING_DESIGNS, surfaces=SURFACES):
     """The tables this tool draws for ``seed`` and ``camera``, in turn and without end:
     ``(session, the generator its photos are drawn from)``."""
     rng = np.random.default_rng([seed, 5])
     for i in itertools.count():
         design = designs[(i * 5 + seed) % len(designs)]
-        surface = SURFACES[(i + seed) % len(SURFACES)]
+        surface = surfaces[(i + seed) % len(surfaces)]
         # The default camera draws as before (no profile given), so old seeds give the same photos.
         s = vs.draw_session(rng, "tuning", size=CAMERA_SIZES[camera], design=design, surface=surface,
                             profile=None if camera == "tuning" else camera)
@@ -58,13 +61,20 @@ def main(argv=None) -> int:
                     help="tuning camera profile: tuning (960x540), tuning-slant, tuning-slant-small or tuning-slant-large (1280x960)")
     ap.add_argument("--designs", default="kde", choices=sorted(DESIGNS),
                     help="kde (the KDE tuning designs) or generated (vision.generated_decks)")
+    ap.add_argument("--surfaces", default=",".join(SURFACES),
+                    help="tuning surfaces, comma-separated (default: %(default)s); also the tools' own "
+                         "tune:<kind> surfaces, e.g. tune:gingham,tune:plaid,tune:stripes")
     args = ap.parse_args(argv)
+    surfaces = tuple(args.surfaces.split(","))
     cv2.setNumThreads(1)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="plain-photo-tuning-"))
     tot = {"in_view": 0, "correct": 0, "refused": 0, "wrong": 0}
     first = {"correct": 0, "wrong": 0}
+    stack = contextlib.ExitStack()
+    stack.enter_context(textures.registered())
     try:
-        for i, (s, photos) in zip(range(args.tables), tuning_tables(args.seed, args.camera, DESIGNS[args.designs])):
+        tables = tuning_tables(args.seed, args.camera, DESIGNS[args.designs], surfaces)
+        for i, (s, photos) in zip(range(args.tables), tables):
             r = run_table(s, photos, args.photos, base / f"t{i}")
             for k in tot:
                 tot[k] += r[k]
@@ -81,6 +91,7 @@ def main(argv=None) -> int:
               f"unread {tot['refused']}, wrong {tot['wrong']}; at the first try (no photo taken again): "
               f"correct {100 * first['correct'] / max(1, tot['in_view']):.1f}%, wrong {first['wrong']}")
     finally:
+        stack.close()
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
     return 0
