@@ -101,6 +101,65 @@ def test_a_court_found_as_its_two_heads_is_taken_as_one_card():
     assert corner_error(card.corners, truth[0]["corners"]) < 4.0
 
 
+def _plaid_photo(k: int, cards=("QH",)):
+    """A tuning photo of generated cards on the tools' plaid cloth (the second card, if
+    any, 90 mm to the side of the first), with the truth of the first."""
+    from bench import vision_sets as vs
+    from bench.plain_tuning.textures import registered
+    with registered():
+        rng = np.random.default_rng([k, 11])
+        s = vs.draw_session(rng, "tuning", size=(960, 540), design="gen-2", surface="tune:plaid")
+        places, _ = vs.frame_placements(s, rng, "alone", cards=[cards[0]])
+        x, y = places[0]["at"]
+        places += [dict(places[0], card=c, at=(x + 90 * (i + 1), y)) for i, c in enumerate(cards[1:])]
+        frame, truth = vs.compose(s, places, rng)
+    return frame, truth[0]
+
+
+@needs_art
+def test_a_card_on_a_plaid_cloth_is_told_from_the_cloths_squares():
+    # The cloth's squares are card-shaped outlines too, but their colours are the cloth's.
+    from bench.plain_tuning.scenes import corner_error
+    from vision.plain.calibration import TABLE_LIKE, lone_card, table_likeness
+    from vision.plain.find import find_outlines, top_level
+    from vision.zones import detect_markers
+    frame, truth = _plaid_photo(1)
+    outlines = top_level(find_outlines(frame, None))
+    like = table_likeness(frame, [o.corners for o in outlines])
+    markers = sum(len(c) for c in detect_markers(frame).values())
+    assert (like >= TABLE_LIKE).sum() >= 2 and (like < TABLE_LIKE).sum() == 1 + markers
+    assert corner_error(lone_card(frame).corners, truth["corners"]) < 4.0
+
+
+@needs_art
+def test_an_outline_taking_in_a_row_of_a_ginghams_checks_is_not_taken_for_the_card():
+    # This tuning photo's nine of hearts is found only with a row of the cloth's checks
+    # beside its short side (18 px off): unlike the table as a whole, but one band along
+    # its sides is the cloth's own. Refused (or found at its own outline), never taken.
+    from bench.plain_tuning.photo_tuning import DESIGNS, tuning_tables
+    from bench.plain_tuning.scenes import corner_error
+    from bench.plain_tuning.textures import registered
+    from bench.vision_photo import calibration_photos
+    from vision.plain.calibration import lone_card
+    with registered():
+        s, rng = next(tuning_tables(957, "tuning", DESIGNS["generated"], ("tune:gingham",)))
+        frame, truth = next((f, t) for c, f, t in calibration_photos(s, rng) if c == "9H")
+    frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
+    try:
+        outline = lone_card(frame)
+    except CalibrationError:
+        return
+    assert corner_error(outline.corners, truth["corners"]) < 4.0
+
+
+@needs_art
+def test_two_cards_on_a_plaid_cloth_are_still_two():
+    from vision.plain.calibration import lone_card
+    frame, _ = _plaid_photo(1, ("QH", "9S"))
+    with pytest.raises(CalibrationError, match="2 cards found"):
+        lone_card(frame)
+
+
 @needs_art
 def test_a_crop_with_transparency_is_taken_as_it_is():
     rgba = art.card_image("standard", "KS", 300)

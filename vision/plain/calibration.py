@@ -10,6 +10,7 @@ from vision.plain.background import TableModel
 from vision.plain.find import (MIN_LONG_SIDE, PHOTO_CARD, REGION_GROWTH, WORK_WIDTH, _merge, _verify, clockwise,
                                find_outlines, mask_quads, quad_shape, top_level)
 from vision.plain.straighten import face_of
+from vision.zones import detect_markers
 
 ASPECT_RANGE = (0.55, 0.82)
 """Card width/height looked for while the deck's own is not known yet."""
@@ -40,6 +41,8 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
     if not outlines:
         raise NoCardFound(f"{what}: no card found in it; lay one card alone, face up and "
                                "whole, in view of the camera (at least 60 px long)")
+    if len(outlines) > 1 and table is None:
+        outlines = unlike_the_table(frame, outlines)
     if len(outlines) > 1:
         big = max(o.area for o in outlines)
         outlines = [o for o in outlines if o.area > 0.5 * big]
@@ -50,6 +53,71 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
         if len(outlines) > 1:
             raise CalibrationError(f"{what}: {len(outlines)} cards found; lay one card at a time")
     return outlines[0]
+
+
+TABLE_LIKE = 0.5
+"""An outline whose inside shares this much of its colours with the rest of the photo
+(histogram intersection, 0..1) or more is not a card lying alone on the table: a checked
+or tartan cloth's squares (0.69 to 0.94 in tuning photos), a card found with a square of
+the cloth beside it (0.57, 0.60). Cards alone: 0.0 to 0.27."""
+BAND_LIKE = 0.35
+"""The same of each band along an outline's sides (``table_likeness(..., sides=True)``):
+from this on, the band is as much the table as the card's margin (an outline that took
+in a row of a gingham's checks beside the card: 0.41; cards found at their own outline
+on the tools' printed cloths, oak and green cloth: up to 0.28, red cards on stripes)."""
+
+
+def table_likeness(frame: np.ndarray, quads, sides: bool = False) -> np.ndarray:
+    """Per quadrilateral, how much of its inside's colours the photo outside it shares
+    (the intersection of the two normalised Lab histograms, 8 bins a channel: 0 for
+    colours seen nowhere else, 1 for the same mix). With ``sides``, the same of each of
+    its four bands along its sides (6% of the card deep), shape (N, 4): a card's margin
+    is paper, while an outline that takes in a strip of the table beside the card has
+    one band of the table's own colours."""
+    scale = min(1.0, 480 / frame.shape[1])
+    work = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab)
+
+    def hist(mask):
+        return cv2.normalize(cv2.calcHist([lab], [0, 1, 2], mask, [8, 8, 8], [0, 256] * 3), None, 1.0, 0.0,
+                             cv2.NORM_L1)
+
+    out = []
+    for quad in np.asarray(quads, np.float32):
+        centre = quad.mean(axis=0)
+        # A margin on both sides of the outline, so that neither histogram holds its edge.
+        inner = centre + (quad - centre) * 0.9
+        around = np.zeros(work.shape[:2], np.uint8)
+        cv2.fillConvexPoly(around, np.round((centre + (quad - centre) * 1.1) * scale).astype(np.int32), 1)
+        table = hist(1 - around)
+        if sides:
+            deep = centre + (quad - centre) * 0.78
+            parts = [np.stack([inner[k], inner[(k + 1) % 4], deep[(k + 1) % 4], deep[k]]) for k in range(4)]
+        else:
+            parts = [inner]
+        row = []
+        for part in parts:
+            mask = np.zeros(work.shape[:2], np.uint8)
+            cv2.fillConvexPoly(mask, np.round(part * scale).astype(np.int32), 1)
+            row.append(cv2.compareHist(hist(mask), table, cv2.HISTCMP_INTERSECT) if mask.any() else 1.0)
+        out.append(row if sides else row[0])
+    return np.array(out)
+
+
+def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
+    """Those of ``outlines`` unlike the table around them (``table_likeness`` below
+    ``TABLE_LIKE``, and each band along their sides below ``BAND_LIKE``) and not the
+    table's markers, or all of them when none is. For a photo of one card, with no
+    empty table learnt: two cards on the table are both unlike it, and are still refused
+    as two."""
+    like = table_likeness(frame, [o.corners for o in outlines])
+    bands = table_likeness(frame, [o.corners for o in outlines], sides=True).max(axis=1)
+    # The table's ArUco markers are unlike any cloth and never a card.
+    centres = [c.mean(axis=0) for found in detect_markers(frame).values() for c in found]
+    kept = [o for o, v, band in zip(outlines, like, bands) if v < TABLE_LIKE and band < BAND_LIKE
+            and not any(cv2.pointPolygonTest(o.corners.astype(np.float32), (float(x), float(y)), False) >= 0
+                        for x, y in centres)]
+    return kept or outlines
 
 
 SHARED_SIDE = 0.1
