@@ -480,27 +480,14 @@ def test_corners_of_near_pieces_only_are_those_of_all_pairs():
     # corners_of works out only pairs of pieces whose grown boxes meet, and their cosine
     # in float64 (float32's product where that is too close to call); here every pair is
     # worked out as before. The junctions must be the same, in the same order.
-    from vision.plain.find import corners_of
+    from vision.plain.find import corners_of, junctions_of_pairs
 
     def all_pairs(p0, p1, max_cos=0.34, gap=0.3, gap_px=4.0):
         d = p1 - p0
         length = np.hypot(d[:, 0], d[:, 1])
         u = d / length[:, None]
         i, j = np.nonzero(np.triu(np.abs(u @ u.T) <= max_cos, 1))
-        p, e1, q, e2 = p0[i], u[i], p0[j], u[j]
-        det = e1[:, 0] * (-e2[:, 1]) + e2[:, 0] * e1[:, 1]
-        r = q - p
-        t = (r[:, 0] * (-e2[:, 1]) + e2[:, 0] * r[:, 1]) / det
-        corner = p + t[:, None] * e1
-        s = ((corner - q) * e2).sum(axis=1)
-        li, lj = length[i], length[j]
-        gi, gj = gap * li + gap_px, gap * lj + gap_px
-        i_start, i_end = (t > -gi) & (t < 0.25 * li), (t < li + gi) & (t > 0.75 * li)
-        j_start, j_end = (s > -gj) & (s < 0.25 * lj), (s < lj + gj) & (s > 0.75 * lj)
-        ok = (i_start | i_end) & (j_start | j_end)
-        ui, uj = np.where(i_start[:, None], e1, -e1), np.where(j_start[:, None], e2, -e2)
-        a, b = np.where(i_start, li - t, t), np.where(j_start, lj - s, s)
-        return corner[ok], ui[ok], uj[ok], a[ok], b[ok]
+        return junctions_of_pairs(p0, u, length, i, j, gap, gap_px)
 
     rng = np.random.default_rng(21)
     for trial in range(8):
@@ -702,7 +689,8 @@ def test_the_photo_outline_tool_measures_a_tables_first_looks_and_keeps_to_tunin
     assert photo_outlines.main(["--seed", "967", "--camera", "tuning-slant", "--tables", "5"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("t5 oxygen-air    wood:oak:matte")
-    assert out[-1].startswith("all: 24 photos, 0 outlines 8 px or more off (none); finder ")
+    assert out[-1].startswith("all: 24 photos, 0 refused, 0 outlines 8 px or more off (refusals included: none); "
+                              "finder ")
     with pytest.raises(SystemExit):
         photo_outlines.main(["--seed", "1013"])
     assert "seeds from 1000 on are for reports" in capsys.readouterr().err

@@ -210,7 +210,14 @@ def corners_of(p0: np.ndarray, p1: np.ndarray, max_cos: float = 0.34, gap: float
         right = np.abs(u @ u.T)[i, j] <= max_cos
     else:
         right = cos <= max_cos
-    i, j = i[right], j[right]
+    return junctions_of_pairs(p0, u, length, i[right], j[right], gap, gap_px)
+
+
+def junctions_of_pairs(p0: np.ndarray, u: np.ndarray, length: np.ndarray, i: np.ndarray, j: np.ndarray,
+                       gap: float, gap_px: float) -> tuple:
+    """``corners_of`` for the pairs of pieces ``(i, j)`` found at about a right angle
+    (pieces from ``p0``, unit directions ``u``, lengths): those whose ends meet near
+    their crossing, as ``corners_of`` returns them."""
     if len(i) == 0:
         return _empty_junctions()
     p, e1, q, e2 = p0[i], u[i], p0[j], u[j]
