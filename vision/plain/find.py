@@ -182,7 +182,7 @@ def corners_of(p0: np.ndarray, p1: np.ndarray, max_cos: float = 0.34, gap: float
                gap_px: float = 4.0) -> tuple:
     """Pairs of segments meeting at about a right angle near their ends: the corner
     point, the unit directions of the two sides away from it, and how far each side
-    reaches from it. (Vectorized over all pairs; a frame has a few hundred segments.)"""
+    reaches from it. (Vectorized over the pairs of pieces that lie near each other.)"""
     n = len(p0)
     if n < 2:
         return _empty_junctions()
