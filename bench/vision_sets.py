@@ -24,6 +24,7 @@ True
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
@@ -482,7 +483,6 @@ def card_asked(message: str) -> Optional[str]:
     >>> card_asked("show the nine of spades (9S) alone, face up"), card_asked("keep the table clear")
     ('9S', None)
     """
-    import re
     m = re.search(r"\((10|[9JQKA])([SHDC])\)", message)
     return m.group(1) + m.group(2) if m else None
 

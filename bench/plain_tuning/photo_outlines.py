@@ -16,14 +16,13 @@ CPU time of the finder per photo.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import time
 
 import cv2
 import numpy as np
 
 from bench.plain_tuning import textures
-from bench.plain_tuning.photo_tuning import CAMERA_SIZES, DESIGNS, SURFACES, tuning_tables
+from bench.plain_tuning.photo_tuning import CAMERA_SIZES, DESIGNS, SURFACES, tuning_surfaces, tuning_tables
 from bench.plain_tuning.scenes import corner_error
 from bench.vision_photo import calibration_photos
 from vision.plain.calibration import CalibrationError, lone_card
@@ -47,39 +46,38 @@ def main(argv=None) -> int:
     ap.add_argument("--tables", type=_table_numbers, default="0,1,2,3,4,5",
                     help="table numbers, as photo_tuning counts them")
     ap.add_argument("--designs", default="kde", choices=sorted(DESIGNS), help="as photo_tuning takes them")
-    ap.add_argument("--surfaces", default=",".join(SURFACES), help="as photo_tuning takes them")
+    ap.add_argument("--surfaces", type=tuning_surfaces, default=",".join(SURFACES),
+                    help="as photo_tuning takes them")
     args = ap.parse_args(argv)
     if args.seed >= 1000:
         ap.error("seeds from 1000 on are for reports: use a tuning seed (below 1000)")
     cv2.setNumThreads(1)
     tables = args.tables
     far, seconds, total, refused = [], [], 0, 0
-    stack = contextlib.ExitStack()
-    stack.enter_context(textures.registered())
-    drawn = tuning_tables(args.seed, args.camera, DESIGNS[args.designs], tuple(args.surfaces.split(",")))
-    for i, (s, photos) in zip(range(max(tables) + 1), drawn):
-        if i not in tables:
-            continue
-        errors = {}
-        for card, frame, truth in calibration_photos(s, photos):
-            # As photo_tuning writes it: JPEG at quality 95.
-            frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
-            start = time.process_time()
-            try:
-                outline = lone_card(frame)
-            except CalibrationError:
-                errors[str(card)] = float("inf")
+    with textures.registered():
+        drawn = tuning_tables(args.seed, args.camera, DESIGNS[args.designs], args.surfaces)
+        for i, (s, photos) in zip(range(max(tables) + 1), drawn):
+            if i not in tables:
                 continue
-            finally:
-                seconds.append(time.process_time() - start)
-            errors[str(card)] = corner_error(outline.corners, np.asarray(truth["corners"], np.float32))
-        total += len(errors)
-        off = {c: e for c, e in errors.items() if e >= 4.0}
-        refused += sum(e == float("inf") for e in errors.values())
-        far += [f"t{i} {c}" for c, e in errors.items() if e >= 8.0]
-        print(f"t{i} {s.design:13s} {s.surface:16s} median {np.median(list(errors.values())):4.1f} px; 4 px or more off: "
-              + (", ".join(f"{c} {e:.1f}" for c, e in off.items()) or "none"), flush=True)
-    stack.close()
+            errors = {}
+            for card, frame, truth in calibration_photos(s, photos):
+                # As photo_tuning writes it: JPEG at quality 95.
+                frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
+                start = time.process_time()
+                try:
+                    outline = lone_card(frame)
+                except CalibrationError:
+                    errors[str(card)] = float("inf")
+                    continue
+                finally:
+                    seconds.append(time.process_time() - start)
+                errors[str(card)] = corner_error(outline.corners, np.asarray(truth["corners"], np.float32))
+            total += len(errors)
+            off = {c: e for c, e in errors.items() if e >= 4.0}
+            refused += sum(e == float("inf") for e in errors.values())
+            far += [f"t{i} {c}" for c, e in errors.items() if e >= 8.0]
+            print(f"t{i} {s.design:13s} {s.surface:16s} median {np.median(list(errors.values())):4.1f} px; 4 px or more off: "
+                  + (", ".join(f"{c} {e:.1f}" for c, e in off.items()) or "none"), flush=True)
     print(f"all: {total} photos, {refused} refused, {len(far)} outlines 8 px or more off "
           f"(refusals included: {', '.join(far) or 'none'}); "
           f"finder {1000 * float(np.median(seconds)):.0f} ms per photo (CPU, median)")

@@ -15,7 +15,6 @@ default, 960x540), ``tuning-slant`` (a phone held at a slant, 1280x960) or
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import shutil
 import tempfile
@@ -32,6 +31,19 @@ CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960), "tuning-slant
                 "tuning-slant-large": (1280, 960)}
 """The tuning camera profiles this tool takes and their frame sizes."""
 SURFACES = ("wood:oak:matte", "wood:oak:satin", "cloth:green", "felt:navy", "cloth:grey", "wood:oak:gloss")
+
+
+def tuning_surfaces(text: str) -> tuple:
+    """``--surfaces``: surfaces of the tuning split, or the tools' own ``tune:<kind>``,
+    separated by commas (a validation surface is refused: it stays unseen while tuning)."""
+    known = [n for names in vs.SURFACES["tuning"].values() for n in names] + \
+        [f"tune:{k}" for k in textures.KINDS + textures.PATTERNS]
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    bad = [n for n in names if n not in known]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"{', '.join(bad) or repr(text)}: not a tuning surface; "
+                                         f"choose from {', '.join(known)}")
+    return names
 
 
 DESIGNS = {"kde": vs.TUNING_DESIGNS, "generated": vs.GENERATED_DESIGNS}
@@ -61,37 +73,34 @@ def main(argv=None) -> int:
                     help="tuning camera profile: tuning (960x540), tuning-slant, tuning-slant-small or tuning-slant-large (1280x960)")
     ap.add_argument("--designs", default="kde", choices=sorted(DESIGNS),
                     help="kde (the KDE tuning designs) or generated (vision.generated_decks)")
-    ap.add_argument("--surfaces", default=",".join(SURFACES),
+    ap.add_argument("--surfaces", type=tuning_surfaces, default=",".join(SURFACES),
                     help="tuning surfaces, comma-separated (default: %(default)s); also the tools' own "
                          "tune:<kind> surfaces, e.g. tune:gingham,tune:plaid,tune:stripes")
     args = ap.parse_args(argv)
-    surfaces = tuple(args.surfaces.split(","))
     cv2.setNumThreads(1)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="plain-photo-tuning-"))
     tot = {"in_view": 0, "correct": 0, "refused": 0, "wrong": 0}
     first = {"correct": 0, "wrong": 0}
-    stack = contextlib.ExitStack()
-    stack.enter_context(textures.registered())
     try:
-        tables = tuning_tables(args.seed, args.camera, DESIGNS[args.designs], surfaces)
-        for i, (s, photos) in zip(range(args.tables), tables):
-            r = run_table(s, photos, args.photos, base / f"t{i}")
-            for k in tot:
-                tot[k] += r[k]
-            n = max(1, r["in_view"])
-            print(f"{s.design:14s} {s.surface:16s} tilt {s.camera['tilt_deg']:4.1f} card {r['card_px']}px calibrate exit {r['calibrate_exit']} "
-                  f"cards {r['in_view']} correct {100 * r['correct'] / n:.1f}% unread {r['refused']} "
-                  f"wrong {r['wrong']} {r['wrong_cards']}",
-                  flush=True)
-            for line in said_lines(r):
-                print("    ", line)
-            first["correct"] += r["first_try"]["correct"]
-            first["wrong"] += r["first_try"]["wrong"]
-        print(f"all: {tot['in_view']} cards, correct {100 * tot['correct'] / max(1, tot['in_view']):.1f}%, "
-              f"unread {tot['refused']}, wrong {tot['wrong']}; at the first try (no photo taken again): "
-              f"correct {100 * first['correct'] / max(1, tot['in_view']):.1f}%, wrong {first['wrong']}")
+        with textures.registered():
+            tables = tuning_tables(args.seed, args.camera, DESIGNS[args.designs], args.surfaces)
+            for i, (s, photos) in zip(range(args.tables), tables):
+                r = run_table(s, photos, args.photos, base / f"t{i}")
+                for k in tot:
+                    tot[k] += r[k]
+                n = max(1, r["in_view"])
+                print(f"{s.design:14s} {s.surface:16s} tilt {s.camera['tilt_deg']:4.1f} card {r['card_px']}px calibrate exit {r['calibrate_exit']} "
+                      f"cards {r['in_view']} correct {100 * r['correct'] / n:.1f}% unread {r['refused']} "
+                      f"wrong {r['wrong']} {r['wrong_cards']}",
+                      flush=True)
+                for line in said_lines(r):
+                    print("    ", line)
+                first["correct"] += r["first_try"]["correct"]
+                first["wrong"] += r["first_try"]["wrong"]
+            print(f"all: {tot['in_view']} cards, correct {100 * tot['correct'] / max(1, tot['in_view']):.1f}%, "
+                  f"unread {tot['refused']}, wrong {tot['wrong']}; at the first try (no photo taken again): "
+                  f"correct {100 * first['correct'] / max(1, tot['in_view']):.1f}%, wrong {first['wrong']}")
     finally:
-        stack.close()
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
     return 0

@@ -125,7 +125,7 @@ def test_a_card_on_a_plaid_cloth_is_told_from_the_cloths_squares():
     from vision.zones import detect_markers
     frame, truth = _plaid_photo(1)
     outlines = top_level(find_outlines(frame, None))
-    like = table_likeness(frame, [o.corners for o in outlines])
+    like, _ = table_likeness(frame, [o.corners for o in outlines])
     markers = sum(len(c) for c in detect_markers(frame).values())
     assert (like >= TABLE_LIKE).sum() >= 2 and (like < TABLE_LIKE).sum() == 1 + markers
     assert corner_error(lone_card(frame).corners, truth["corners"]) < 4.0

@@ -61,16 +61,16 @@ TABLE_LIKE = 0.5
 or tartan cloth's squares (0.69 to 0.94 in tuning photos), a card found with a square of
 the cloth beside it (0.57, 0.60). Cards alone: 0.0 to 0.27."""
 BAND_LIKE = 0.35
-"""The same of each band along an outline's sides (``table_likeness(..., sides=True)``):
+"""The same of each band along an outline's sides (``table_likeness``'s second part):
 from this on, the band is as much the table as the card's margin (an outline that took
 in a row of a gingham's checks beside the card: 0.41; cards found at their own outline
 on the tools' printed cloths, oak and green cloth: up to 0.28, red cards on stripes)."""
 
 
-def table_likeness(frame: np.ndarray, quads, sides: bool = False) -> np.ndarray:
+def table_likeness(frame: np.ndarray, quads) -> tuple:
     """Per quadrilateral, how much of its inside's colours the photo outside it shares
     (the intersection of the two normalised Lab histograms, 8 bins a channel: 0 for
-    colours seen nowhere else, 1 for the same mix). With ``sides``, the same of each of
+    colours seen nowhere else, 1 for the same mix), shape (N,); and the same of each of
     its four bands along its sides (6% of the card deep), shape (N, 4): a card's margin
     is paper, while an outline that takes in a strip of the table beside the card has
     one band of the table's own colours."""
@@ -82,26 +82,23 @@ def table_likeness(frame: np.ndarray, quads, sides: bool = False) -> np.ndarray:
         return cv2.normalize(cv2.calcHist([lab], [0, 1, 2], mask, [8, 8, 8], [0, 256] * 3), None, 1.0, 0.0,
                              cv2.NORM_L1)
 
-    out = []
+    def like(part, table) -> float:
+        mask = np.zeros(work.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, np.round(part * scale).astype(np.int32), 1)
+        return cv2.compareHist(hist(mask), table, cv2.HISTCMP_INTERSECT) if mask.any() else 1.0
+
+    inside, bands = [], []
     for quad in np.asarray(quads, np.float32):
         centre = quad.mean(axis=0)
         # A margin on both sides of the outline, so that neither histogram holds its edge.
-        inner = centre + (quad - centre) * 0.9
+        inner, deep = centre + (quad - centre) * 0.9, centre + (quad - centre) * 0.78
         around = np.zeros(work.shape[:2], np.uint8)
         cv2.fillConvexPoly(around, np.round((centre + (quad - centre) * 1.1) * scale).astype(np.int32), 1)
         table = hist(1 - around)
-        if sides:
-            deep = centre + (quad - centre) * 0.78
-            parts = [np.stack([inner[k], inner[(k + 1) % 4], deep[(k + 1) % 4], deep[k]]) for k in range(4)]
-        else:
-            parts = [inner]
-        row = []
-        for part in parts:
-            mask = np.zeros(work.shape[:2], np.uint8)
-            cv2.fillConvexPoly(mask, np.round(part * scale).astype(np.int32), 1)
-            row.append(cv2.compareHist(hist(mask), table, cv2.HISTCMP_INTERSECT) if mask.any() else 1.0)
-        out.append(row if sides else row[0])
-    return np.array(out)
+        inside.append(like(inner, table))
+        bands.append([like(np.stack([inner[k], inner[(k + 1) % 4], deep[(k + 1) % 4], deep[k]]), table)
+                      for k in range(4)])
+    return np.array(inside), np.array(bands).reshape(-1, 4)
 
 
 def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
@@ -110,8 +107,8 @@ def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
     table's markers, or all of them when none is. For a photo of one card, with no
     empty table learnt: two cards on the table are both unlike it, and are still refused
     as two."""
-    like = table_likeness(frame, [o.corners for o in outlines])
-    bands = table_likeness(frame, [o.corners for o in outlines], sides=True).max(axis=1)
+    like, bands = table_likeness(frame, [o.corners for o in outlines])
+    bands = bands.max(axis=1)
     # The table's ArUco markers are unlike any cloth and never a card.
     centres = [c.mean(axis=0) for found in detect_markers(frame).values() for c in found]
     kept = [o for o, v, band in zip(outlines, like, bands) if v < TABLE_LIKE and band < BAND_LIKE
