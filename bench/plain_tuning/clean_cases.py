@@ -248,7 +248,7 @@ def main(argv=None) -> int:
     c.add_argument("--sessions", type=int, default=4)
     c.add_argument("--frames", type=int, default=20)
     c.add_argument("--seed", type=int, default=500)
-    c.add_argument("--kinds", default="play", help="frame kinds; for sessions already kept, frames of kinds not yet kept are added")
+    c.add_argument("--kinds", default="play", help="frame kinds besides play (sessions not yet kept get play frames first); for sessions already kept, frames of kinds not yet kept are added")
     c.add_argument("--camera", choices=TUNING_CAMERAS, help="a tuning camera profile other than the tuning split's own")
     c.add_argument("--designs", default="kde-tuning", choices=TUNING_DESIGN_GROUPS,
                    help="the design group (tuning designs only)")
@@ -264,11 +264,13 @@ def main(argv=None) -> int:
     if args.cmd == "collect":
         kinds = args.kinds.split(",")
         with textures.registered():            # tune:<kind> surfaces
-            if kinds == ["play"]:
-                collect(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed,
-                        camera=args.camera, designs=args.designs)
-            else:
-                add_frames(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed, kinds,
+            # Sessions not yet kept are calibrated and given their play frames first; frames
+            # of the other kinds asked for are then added to every kept session.
+            collect(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed,
+                    camera=args.camera, designs=args.designs)
+            more = [k for k in kinds if k != "play"]
+            if more:
+                add_frames(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed, more,
                            camera=args.camera, designs=args.designs)
     elif args.cmd == "replay":
         folders = sorted(p for p in Path(args.dir).iterdir() if (p / "done").exists()

@@ -67,3 +67,19 @@ def test_clean_cases_collects_generated_designs_and_no_validation_design():
     assert "kde-validation" not in clean_cases.TUNING_DESIGN_GROUPS
     with pytest.raises(SystemExit):
         clean_cases.main(["collect", "unused-dir", "--designs", "kde-validation"])
+
+
+def test_clean_cases_collect_with_more_kinds_makes_new_sessions_first(monkeypatch, tmp_path):
+    # Asked for play and glare frames in a new folder, the tool must calibrate the sessions
+    # (with their play frames) and then add the glare frames, not add to nothing.
+    from bench.plain_tuning import clean_cases
+    calls = []
+    monkeypatch.setattr(clean_cases, "collect", lambda out, groups, *a, **k: calls.append(("collect", groups)))
+    monkeypatch.setattr(clean_cases, "add_frames", lambda out, groups, s, f, seed, kinds, **k:
+                        calls.append(("add", tuple(kinds))))
+    assert clean_cases.main(["collect", str(tmp_path), "--groups", "cloth", "--seed", "930",
+                             "--kinds", "play,glare"]) == 0
+    assert calls == [("collect", ["cloth"]), ("add", ("glare",))]
+    calls.clear()
+    clean_cases.main(["collect", str(tmp_path), "--groups", "cloth", "--seed", "930"])
+    assert calls == [("collect", ["cloth"])]
