@@ -122,9 +122,9 @@ def _calibrate(cal_dir: Path, deck: Path):
 
 def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> dict:
     """Photograph, calibrate and recognize through the CLI; returns the table's counts.
-    Where the deck is refused with cards named to take again, those photos are taken
-    again once (``retake``) and the deck made again: ``first_try`` holds the counts had
-    the user stopped at the refusal."""
+    Where the deck is refused with cards named to take again, or made with cards set
+    aside, those photos are taken again once (``retake``) and the deck made again:
+    ``first_try`` holds the counts had the user stopped there."""
     cal_dir = folder / "deck-photos"
     cal_dir.mkdir(parents=True)
     for card, img, _ in calibration_photos(session, rng):
@@ -144,10 +144,18 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> d
         truths.append(truth)
         paths.append(str(p))
     first_made = deck.is_file()
+    # A deck made with cards set aside (not told apart by its check) is read as it is for
+    # the first try; those cards' photos are then taken again, as the command asks.
+    held = first_made and "cards set aside" in cal.stderr
+    first = None
+    if held:
+        first = {key: 0 for key in ("in_view", "correct", "refused", "wrong")} | {"wrong_cards": []}
+        _score_answers(first, session, deck, paths, truths)
+        result["first_deck_held"] = True
     # Drawn after the play photos, so that those are the same whether or not a photo is
     # taken again.
     again = np.random.default_rng(int(rng.integers(1 << 30)))
-    if not first_made and retake:
+    if (held or not first_made) and retake:
         cards = cards_to_take_again(cal.stdout + cal.stderr)
         for card in cards:
             places, _ = vs.frame_placements(session, again, "alone", cards=[card])
@@ -166,8 +174,11 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> d
             result["refused"] += counts["refused"]
         result["note"] = "no deck file: calibration failed"
     # Had the user stopped at a refusal, every card would have gone unread.
-    result["first_try"] = ({k: result[k] for k in ("correct", "refused", "wrong")} if first_made else
-                           {"correct": 0, "refused": result["in_view"], "wrong": 0})
+    if first is not None:
+        result["first_try"] = {k: first[k] for k in ("correct", "refused", "wrong")}
+    else:
+        result["first_try"] = ({k: result[k] for k in ("correct", "refused", "wrong")} if first_made else
+                               {"correct": 0, "refused": result["in_view"], "wrong": 0})
     return result
 
 

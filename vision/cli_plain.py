@@ -55,8 +55,8 @@ def _fail(message: str, status: int = 2) -> int:
 
 
 def _calibrate_deck(args) -> int:
-    from vision.deck_calibration import (CalibrationError, calibrate_from_dir, calibrate_live,
-                                         _pictures, close_pairs, fresh_views, self_check)
+    from vision.deck_calibration import (MAX_HELD, CalibrationError, calibrate_from_dir, calibrate_live,
+                                         _pictures, close_pairs, fresh_views, held_by_check, self_check)
     from vision.plain.calibration import miscut_message
     if not args.out:
         return _fail("give --out FILE for the deck's templates (e.g. --out my-deck.npz)")
@@ -108,10 +108,13 @@ def _calibrate_deck(args) -> int:
         print("closest cards (lead over the nearest other card, 0..1): "
               + ", ".join(f"{c} ~ {r} {m:.2f}" for c, r, m in pairs))
     # A card named as another in its check, or refused with another card as the best
-    # guess: the deck does not tell them apart, and in play would name one for the other
-    # (a live pass has taken such cards again already, and refused the deck if still so).
+    # guess: the deck does not tell them apart, and in play could name one for the other.
+    # A few such cards are set aside (refused in play until calibrated again) and the
+    # rest of the deck is written; more, and the deck is not (a live pass has taken such
+    # cards again already, and set them aside or refused the deck).
     told = {**{c: f"taken for {g} (refused only by the margin)" for c, g in check["confused"].items()},
             **{c: f"read as {w}" for c, w in check["wrong"].items()}}
+    held = held_by_check(check)
     if told:
         for card, what in told.items():
             print(f"  {card}: {what}; take this card again", file=sys.stderr)
@@ -123,8 +126,15 @@ def _calibrate_deck(args) -> int:
             if px < SMALL_CARD_PX:
                 hint = (f" (the cards are only {px:.0f} px long in these photos: hold the camera closer, "
                         f"so that a card is {SMALL_CARD_PX} px long or more)")
-        return _fail(f"{len(told)} {'card was' if len(told) == 1 else 'cards were'} taken for other cards: "
-                     f"{out} not written{hint}", 1)
+        if len(held) > MAX_HELD:
+            return _fail(f"{len(told)} {'card was' if len(told) == 1 else 'cards were'} taken for other cards: "
+                         f"{out} not written{hint}", 1)
+        deck.held = held
+        again = (f"take {' '.join(photos[c].name for c in held if c in photos)} again and calibrate again"
+                 if args.from_dir else "calibrate again")
+        print(f"warning: {len(held)} cards set aside, not told apart by the check: {' '.join(map(str, held))}; "
+              f"the table refuses them (and any card that looks like them) until you {again}{hint}",
+              file=sys.stderr)
     for card, why in check["bad"].items():
         print(f"  {card}: not read back ({why}): it will be refused more often; take it again "
               "(flat, whole, in good light) to improve")

@@ -454,6 +454,29 @@ def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = No
     return {"ok": ok, "bad": bad, "wrong": wrong, "confused": confused, "margins": margins}
 
 
+def held_by_check(check: dict) -> list:
+    """The cards a deck sets aside after its check: each card read as another card or
+    refused with another as its best guess, and those other cards (either face may have
+    been cut badly). Empty when the check told every card from the others; more than
+    ``MAX_HELD`` and the deck is refused instead.
+
+    >>> held_by_check({"wrong": {}, "confused": {Card("JD"): "QD"}})
+    [Card('JD'), Card('QD')]
+    """
+    held = []
+    for card, rivals in [*check["wrong"].items(), *check["confused"].items()]:
+        for c in [Card(card), *_cards_named(rivals)]:
+            if c not in held:
+                held.append(c)
+    return held
+
+
+MAX_HELD = 4
+"""Most cards a deck may set aside (two pairs not told apart) and still be made: the rest
+of the deck is read as usual and the cards set aside are refused until calibrated again.
+More, and the pictures or the pass are too poor to trust: the deck is refused."""
+
+
 def close_pairs(check: dict, count: int = 5) -> list:
     """The cards closest to another card in the check, as ``(card, rival, margin)``,
     smallest margin first."""
@@ -693,12 +716,16 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             break
         for card in again:
             take_again(card)
-    if check["wrong"] or check["confused"]:
+    # Cards still not told apart after their retakes are set aside: the deck names the
+    # others and refuses these, unless there are too many to trust the pass.
+    held = held_by_check(check)
+    if len(held) > MAX_HELD:
         told = {**{c: f"guessed as {g}" for c, g in check["confused"].items()},
                 **{c: f"read as {w}" for c, w in check["wrong"].items()}}
         raise CalibrationError("these cards were read as other cards from later frames: "
                                + "; ".join(f"{c} ({why})" for c, why in told.items())
                                + ": calibrate again, each card flat, alone and still")
+    deck.held = held
     cut = [c for c in faces if odd(c, aspect, size)]
     if cut:
         # Its template would not tell the card from its look-alikes: such a deck would

@@ -189,3 +189,38 @@ def test_the_generated_designs_are_refused_with_the_validation_split(capsys):
     assert "the generated designs are tuning data" in capsys.readouterr().err
     assert vp.main(["--quick", "--designs", "generated,kde-validation", "--splits", "busy"]) == 2
     assert "the busy split is for tuning" in capsys.readouterr().err
+
+
+
+
+def test_a_live_pass_sets_aside_the_cards_its_check_cannot_tell_apart(need_art, monkeypatch):
+    # A check that takes the ten of diamonds for the ten of hearts every time (a deck whose
+    # red tens this camera cannot tell apart): after their retakes the deck is made with
+    # both set aside, never naming them; the other cards are named.
+    from vision import deck_calibration as dc
+    from vision.plain import recognize_plain
+    real_check = dc.self_check
+
+    def check(deck, views, table=None):
+        out = real_check(deck, views, table)
+        out["ok"] = [c for c in out["ok"] if c != Card("10D")]
+        out["confused"][Card("10D")] = "10H"
+        return out
+
+    monkeypatch.setattr(dc, "self_check", check)
+    rng = np.random.default_rng(12)
+    s = vs.draw_session(rng, "tuning", "cloth", size=(640, 480), design="standard")
+    cards = [Card(c) for c in ("9S", "10H", "10D", "KS", "JC", "AD", "QH", "9C")]
+    cam = vs.LiveCalibration(s, rng, cards=cards)
+    deck, _ = dc.calibrate_live(cam, announce=cam.announce, stable=5, cards=cards)
+    assert sorted(map(str, deck.held)) == ["10D", "10H"]
+    assert sum("(10D) again" in m for m in cam.messages) == dc.CHECK_RETAKES      # taken again first
+    places, extra = vs.frame_placements(s, rng, "play", cards=[Card("10H"), Card("9S"), Card("KS")])
+    img, truth = vs.compose(s, places, rng, **extra)
+    seen = {}
+    for sg in recognize_plain(img, deck):
+        for t in truth:
+            if vp.cv2.pointPolygonTest(np.float32(t["corners"]), tuple(map(float, sg.center)), False) >= 0:
+                seen[str(t["card"])] = sg
+    assert seen["10H"].card is None and "set aside" in seen["10H"].reason
+    assert str(seen["9S"].card) == "9S" and str(seen["KS"].card) == "KS"

@@ -26,7 +26,8 @@
    by ``MIN_MARGIN`` (its twin by more on a small card: ``twin_margin``), its print has its suit's colour
    (or, for red print paled by glare, its shape beats the black cards of its rank),
    and no part of the face differs from its template in grey or colour (a finger, a coaster: ``MAX_CELL``,
-   ``MAX_TINT``). Otherwise the reading is a refusal with a reason.
+   ``MAX_TINT``), and neither it nor a card it met closely is set aside by the deck's
+   calibration (``PlainDeck.held``). Otherwise the reading is a refusal with a reason.
 """
 from __future__ import annotations
 
@@ -476,6 +477,20 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
         reading.reason = f"the print's colour does not fit {card}"
     elif cover > MAX_CELL:
         reading.reason = f"part of the face differs from {card}: covered?"
+    elif held := _held_near(deck, card, set(contenders) | set(tried)):
+        reading.reason = (f"{held} is set aside in this deck (its calibration could not tell it from "
+                          f"another card): calibrate the deck again")
     else:
         reading.card = card
     return reading
+
+
+def _held_near(deck, card: Card, met) -> Optional[Card]:
+    """A card of ``deck.held`` that the view might be: the candidate itself, or a held
+    card that matched the view nearly as well (a contender) or was tried in its place.
+    A held card's face may be cut badly, so the view of it may lead to another card too."""
+    if not deck.held:
+        return None
+    if card in deck.held:
+        return card
+    return next((deck.cards[i] for i in sorted(met) if deck.cards[i] in deck.held), None)

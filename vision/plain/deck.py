@@ -127,7 +127,9 @@ class PlainDeck:
     ``faces`` (one upright BGR face per card, as calibrated) are what the file keeps;
     the templates are made from them when the deck is loaded. ``aspect`` is the card's
     width over height; ``card_px`` the card's long side as a fraction of the frame's
-    height when calibrated through the camera (None for pictures of cards alone)."""
+    height when calibrated through the camera (None for pictures of cards alone).
+    ``held``: cards the calibration's check could not tell from another card; they are
+    never named (nor a card whose view looks like one of them) until calibrated again."""
 
     name: str
     cards: list
@@ -136,6 +138,7 @@ class PlainDeck:
     card_px: Optional[float] = None
     meta: dict = field(default_factory=dict)
     check: Optional[dict] = None
+    held: list = field(default_factory=list)
     templates: list = field(default_factory=list, repr=False)
     _places: dict = field(default_factory=dict, repr=False)
     _laid: dict = field(default_factory=dict, repr=False)
@@ -145,6 +148,7 @@ class PlainDeck:
 
     def __post_init__(self):
         self.cards = [Card(c) for c in self.cards]
+        self.held = [Card(c) for c in self.held]
         if not self.templates:
             self.faces = _orient(self.faces, self.aspect)
             self.templates = [template_of(f, self.aspect) for f in self.faces]
@@ -273,7 +277,8 @@ class PlainDeck:
         path = Path(path)
         meta = dict(self.meta)
         meta.update(format=FORMAT, version=FORMAT_VERSION, name=self.name,
-                    cards=[str(c) for c in self.cards], aspect=self.aspect, card_px=self.card_px)
+                    cards=[str(c) for c in self.cards], aspect=self.aspect, card_px=self.card_px,
+                    held=[str(c) for c in self.held])
         blobs = {}
         for c, f in zip(self.cards, self.faces):
             ok, buf = cv2.imencode(".png", f)
@@ -306,4 +311,5 @@ def load_deck(path) -> PlainDeck:
     if any(f is None for f in faces):
         raise DeckError(f"{path} is damaged (a card's picture cannot be read): calibrate the deck again")
     return PlainDeck(name=meta.get("name", path.stem), cards=meta["cards"], faces=faces,
-                     aspect=float(meta["aspect"]), card_px=meta.get("card_px"), meta=meta)
+                     aspect=float(meta["aspect"]), card_px=meta.get("card_px"), meta=meta,
+                     held=meta.get("held", []))
