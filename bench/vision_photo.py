@@ -165,6 +165,7 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> d
             cal = _calibrate(cal_dir, deck)
             result.update(retaken=[str(c) for c in cards], recalibrate_exit=cal.returncode,
                           recalibrate_said=(cal.stdout + cal.stderr).strip().splitlines()[:6])
+    result["deck_made"] = deck.is_file()
     if deck.is_file():
         _score_answers(result, session, deck, paths, truths)
     else:
@@ -247,10 +248,11 @@ def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, 
                   f"refused {sum(r['refused'] for r in sub)}, wrong {sum(r['wrong'] for r in sub)}; "
                   f"at the first try {100 * sum(r['first_try']['correct'] for r in sub) / max(1, cn):.2f}%")
         made = sum(r["calibrate_exit"] == 0 for r in rows)
-        remade = sum(r.get("recalibrate_exit") == 0 for r in rows)
+        held = sum(bool(r.get("first_deck_held")) for r in rows)
         print(f"all: {n} whole cards in {tables * photos} photos, correct {100 * c / max(1, n):.2f}%, "
               f"refused {sum(r['refused'] for r in rows)}, wrong {w}; decks made {made} of {len(rows)} "
-              f"at the first try, {made + remade} after taking the cards named again "
+              f"at the first try ({held} with cards set aside), {sum(r['deck_made'] for r in rows)} after "
+              f"taking the cards named again "
               f"(first try: correct {100 * sum(r['first_try']['correct'] for r in rows) / max(1, n):.2f}%, "
               f"wrong {sum(r['first_try']['wrong'] for r in rows)})")
         if json_out:
