@@ -69,13 +69,16 @@ def _calibrate(session, rng):
 
 
 def collect(out: Path, groups, sessions: int, frames: int, seed: int, kinds=("play",), camera=None,
-            designs: str = "kde-tuning") -> None:
+            designs: str = "kde-tuning", no_lens: bool = False) -> None:
     """Calibrate and render the sessions; keep decks, frames and truth under ``out``
     (``camera``: a tuning camera profile other than ``tuning``, e.g. ``tuning-hard``;
-    ``designs``: a tuning design group)."""
+    ``designs``: a tuning design group; ``no_lens``: the same sessions seen through a
+    lens without radial distortion, to measure what the lens costs)."""
     if seed >= 1000:
         raise SystemExit("seeds from 1000 on are for reports: use a tuning seed below 1000")
     for i, (_dg, _split, g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera, designs)):
+        if no_lens:
+            s.camera["k1"] = 0.0       # after the draw, so that the rest of the session is the same
         folder = out / f"s{seed}-{i:02d}"
         if (folder / "done").exists():
             continue
@@ -120,10 +123,12 @@ def corner_error(found, truth) -> float:
 
 
 def add_frames(out: Path, groups, sessions: int, frames: int, seed: int, kinds, camera=None,
-               designs: str = "kde-tuning") -> None:
+               designs: str = "kde-tuning", no_lens: bool = False) -> None:
     """Frames of more kinds (``glare``, ``hand``, ...) for sessions already collected: the
     same session drawn again from the plan, its kept deck, new frames from a new stream."""
     for i, (_dg, _split, _g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera, designs)):
+        if no_lens:
+            s.camera["k1"] = 0.0
         folder = out / f"s{seed}-{i:02d}"
         if not (folder / "deck.npz").exists():
             continue
@@ -252,6 +257,8 @@ def main(argv=None) -> int:
     c.add_argument("--camera", choices=TUNING_CAMERAS, help="a tuning camera profile other than the tuning split's own")
     c.add_argument("--designs", default="kde-tuning", choices=TUNING_DESIGN_GROUPS,
                    help="the design group (tuning designs only)")
+    c.add_argument("--no-lens", action="store_true",
+                   help="the same sessions through a lens without radial distortion (what the lens costs)")
     r = sub.add_parser("replay")
     r.add_argument("dir")
     r.add_argument("--out", required=True)
@@ -267,11 +274,11 @@ def main(argv=None) -> int:
             # Sessions not yet kept are calibrated and given their play frames first; frames
             # of the other kinds asked for are then added to every kept session.
             collect(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed,
-                    camera=args.camera, designs=args.designs)
+                    camera=args.camera, designs=args.designs, no_lens=args.no_lens)
             more = [k for k in kinds if k != "play"]
             if more:
                 add_frames(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed, more,
-                           camera=args.camera, designs=args.designs)
+                           camera=args.camera, designs=args.designs, no_lens=args.no_lens)
     elif args.cmd == "replay":
         folders = sorted(p for p in Path(args.dir).iterdir() if (p / "done").exists()
                          and (args.only is None or p.name.startswith(args.only)))
