@@ -65,6 +65,8 @@ def run(args) -> int:
             # Measured by bench.vision_window: say it where the choice is made.
             print("note: plain cards through the reader window are misread about once in 100-200 "
                   "in the benchmark (docs/vision.md); stickers read there without a miss")
+        for note in _held_notes(cfg):
+            print(f"note: {note}")
         return 0
     from controller.service import TableService, build_devices
     Path(cfg.state_dir).mkdir(parents=True, exist_ok=True)
@@ -100,7 +102,27 @@ def run(args) -> int:
     # One line for journalctl: what runs, from where, and where it stands.
     say.info("started: config %s, log %s (%d events replayed), rules %s; %s",
              args.config, service.log.path, replayed, cfg.rules.name, where)
+    for note in _held_notes(cfg):
+        say.warning(note)
     return service.run()
+
+
+def _held_notes(cfg) -> list:
+    """A line for each plain deck of the table that sets cards aside (its calibration
+    could not tell them from another card): the table refuses those cards."""
+    from vision.recognize import load_plain_deck
+    decks = []
+    if cfg.vision["mode"] == "plain":
+        decks.append(("[vision] deck", cfg.vision["deck"]))
+    if cfg.reader is not None and cfg.reader["kind"] == "window" and cfg.reader["mode"] == "plain":
+        decks.append(("[reader] deck", cfg.reader["deck"]))
+    notes = []
+    for where, name in decks:
+        held = load_plain_deck(cfg.path(name)).held
+        if held:
+            notes.append(f"{where} {name} sets aside {' '.join(map(str, held))} (its calibration could not "
+                         "tell them from other cards): the table refuses them until you calibrate the deck again")
+    return notes
 
 
 def _reader_words(cfg) -> str:

@@ -127,3 +127,22 @@ def test_the_end_of_a_recorded_camera_source_is_not_a_cable_to_check(tmp_path):
         assert json.dumps(rec.said).count("has ended") == 1
     finally:
         svc.close()
+
+
+def test_check_says_which_cards_a_plain_deck_sets_aside(tmp_path, capsys, monkeypatch):
+    # A deck whose calibration could not tell two cards apart still runs the table; the
+    # check says which cards it will refuse.
+    from vision.plain.deck import PlainDeck
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    rng = np.random.default_rng(1)
+    faces = [rng.integers(0, 255, (200, 140, 3), dtype=np.uint8) for _ in range(3)]
+    cfg = write(tmp_path, '[vision]\nmode = "plain"\ndeck = "deck.npz"\n')
+    deck = PlainDeck(name="d", cards=["9S", "10D", "10H"], faces=faces, aspect=0.7)
+    deck.save(tmp_path / "state" / "deck.npz")
+    assert main(["run", "--config", cfg, "--check"]) == 0
+    assert "sets aside" not in capsys.readouterr().out
+    deck.held = ["10D", "10H"]
+    deck.save(tmp_path / "state" / "deck.npz")
+    assert main(["run", "--config", cfg, "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "the table can run" in out and "sets aside 10D 10H" in out
