@@ -102,23 +102,27 @@ def run(args) -> int:
     # One line for journalctl: what runs, from where, and where it stands.
     say.info("started: config %s, log %s (%d events replayed), rules %s; %s",
              args.config, service.log.path, replayed, cfg.rules.name, where)
-    for note in _held_notes(cfg):
+    for note in _held_notes(cfg, {"vision": getattr(service, "deck", None),
+                                  "reader": getattr(service, "reader_deck", None)}):
         say.warning(note)
     return service.run()
 
 
-def _held_notes(cfg) -> list:
+def _held_notes(cfg, loaded=None) -> list:
     """A line for each plain deck of the table that sets cards aside (its calibration
-    could not tell them from another card): the table refuses those cards."""
+    could not tell them from another card): the table refuses those cards. ``loaded``:
+    the decks already loaded (``{"vision": deck, "reader": deck}``), else they are read."""
     from vision.recognize import load_plain_deck
+    loaded = loaded or {}
     decks = []
     if cfg.vision["mode"] == "plain":
-        decks.append(("[vision] deck", cfg.vision["deck"]))
+        decks.append(("vision", "[vision] deck", cfg.vision["deck"]))
     if cfg.reader is not None and cfg.reader["kind"] == "window" and cfg.reader["mode"] == "plain":
-        decks.append(("[reader] deck", cfg.reader["deck"]))
+        decks.append(("reader", "[reader] deck", cfg.reader["deck"]))
     notes = []
-    for where, name in decks:
-        held = load_plain_deck(cfg.path(name)).held
+    for key, where, name in decks:
+        deck = loaded.get(key) or load_plain_deck(cfg.path(name))
+        held = deck.held
         if held:
             notes.append(f"{where} {name} sets aside {' '.join(map(str, held))} (its calibration could not "
                          "tell them from other cards): the table refuses them until you calibrate the deck again")

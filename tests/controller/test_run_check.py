@@ -146,3 +146,26 @@ def test_check_says_which_cards_a_plain_deck_sets_aside(tmp_path, capsys, monkey
     assert main(["run", "--config", cfg, "--check"]) == 0
     out = capsys.readouterr().out
     assert "the table can run" in out and "sets aside 10D 10H" in out
+
+
+def test_run_logs_the_cards_a_plain_deck_sets_aside(tmp_path):
+    from vision.plain.deck import PlainDeck
+    rng = np.random.default_rng(2)
+    faces = [rng.integers(0, 255, (200, 140, 3), dtype=np.uint8) for _ in range(3)]
+    cfg = write(tmp_path, '[vision]\nmode = "plain"\ndeck = "deck.npz"\n')
+    PlainDeck(name="d", cards=["9S", "QD", "QH"], faces=faces, aspect=0.7,
+              held=["QD", "QH"]).save(tmp_path / "state" / "deck.npz")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", cfg],
+                         cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    lines = []
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not any("sets aside" in x for x in lines):
+            lines.append(p.stderr.readline())
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=30)
+    said = [x for x in lines if "sets aside" in x]
+    assert said and "WARNING" in said[0] and "QD QH" in said[0]
+    assert any("started" in x for x in lines[:lines.index(said[0])])
