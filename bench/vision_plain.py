@@ -99,6 +99,7 @@ def calibrate_through_camera(session, rng, cards=DECK, stable: int = 5):
     taken = len(faces) if deck is not None else max(0, min(cam.asked, len(cards) + 1) - 1)
     read_back = len(deck.check["ok"]) if deck is not None and getattr(deck, "check", None) else None
     return deck, {"ok": deck is not None, "error": error, "cards_taken": taken, "read_back": read_back,
+                  "held": [str(c) for c in deck.held] if deck is not None else [],
                   "said": list(cam.messages), "asked": len(cam.messages), "frames": cam.frames, "cpu_s": round(time.process_time() - t0, 2)}
 
 
@@ -403,7 +404,8 @@ def main(argv=None) -> int:
         print(f"  [{i + 1}/{len(sessions)}] {dg:14s} {split:10s} {g:9s} {s.design:22s} {s.surface:26s} "
               f"{s.size[0]}x{s.size[1]} card {s.card_px():3.0f}px  calibration "
               f"{'ok' if cal['ok'] else 'FAILED'} ({cal['cards_taken']}/24, {cal['frames']} frames, "
-              f"{cal['asked']} asked, read back {cal['read_back']})  "
+              f"{cal['asked']} asked, read back {cal['read_back']}"
+              f"{'; set aside ' + ' '.join(cal['held']) if cal.get('held') else ''})  "
               f"clean {clean}/{clean_n}  wrong {sum(res[k].n['wrong'] for k in kinds)}  "
               f"({time.time() - t_start:.0f}s)", flush=True)
     rows = report(cells, kinds)

@@ -104,6 +104,7 @@ def test_a_small_session_is_calibrated_through_the_camera_and_read_without_a_wro
     res = vp.run_session(s, rng, 2, ["play", "hand"], cards=["9S", "9C", "JH", "JD", "KS", "KC"])
     assert res["calibration"]["ok"], res["calibration"]
     assert res["calibration"]["cards_taken"] == 6
+    assert res["calibration"]["held"] == []          # every card told from the others
     for kind in ("play", "hand"):
         t = res[kind]
         assert t.n["wrong"] == 0, t.wrong_cards
