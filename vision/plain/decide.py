@@ -390,7 +390,9 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
             if y not in fine:
                 # Laid on the view whole only; its patches are taken to lie where the
                 # candidate's did (a look-alike's print lies where the candidate's does).
-                ways = [read.global_match(faces[w].soft, deck.templates[y].face.soft) for w in (0, 1)]
+                # A card of the shortlist was laid whole already: the same matches are kept.
+                ways = whole[y][2] if y in whole else [read.global_match(faces[w].soft, deck.templates[y].face.soft)
+                                                       for w in (0, 1)]
                 w = int(np.argmax(ways))
                 fine[y] = (ways[w], w, fine[a][2] if fine[a][1] == w else [(-dy, -dx) for dy, dx in fine[a][2][::-1]])
                 orient[y] = {0: ways[0], 1: ways[1]}
