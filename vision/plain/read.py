@@ -498,14 +498,14 @@ def duel(view_sharp: np.ndarray, sharp_a: np.ndarray, sharp_b: np.ndarray, boxes
         if region.shape[0] < ta.shape[0] or region.shape[1] < ta.shape[1]:
             continue
         fits = []
-        for t, t_norm in pair:
+        for t, _ in pair:
             r = cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED)
             _, best, _, (dx, dy) = cv2.minMaxLoc(r)
-            v = region[dy:dy + t.shape[0], dx:dx + t.shape[1]]
-            fits.append((best, float((wmap * (_norm(v) - t_norm) ** 2).sum())))
+            fits.append((best, region[dy:dy + t.shape[0], dx:dx + t.shape[1]]))
         if max(fits[0][0], fits[1][0]) < PLACE_MIN:
             continue     # something else lies there: this place's weight counts for neither
-        ra, rb = fits[0][1], fits[1][1]
+        # The differences are weighed only at a place that counts (the same sums as ever).
+        ra, rb = (float((wmap * (_norm(v) - t_norm) ** 2).sum()) for (_, v), (_, t_norm) in zip(fits, pair))
         total += wsum * (rb - ra) / (rb + ra + 1e-6)
     return total / max(weight, MIN_EVIDENCE)
 
