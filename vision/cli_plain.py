@@ -55,8 +55,9 @@ def _fail(message: str, status: int = 2) -> int:
 
 
 def _calibrate_deck(args) -> int:
-    from vision.deck_calibration import (MAX_HELD, CalibrationError, calibrate_from_dir, calibrate_live,
-                                         _pictures, close_pairs, fresh_views, held_by_check, self_check)
+    from vision.deck_calibration import (MAX_HELD, MIN_PHOTO_READ_BACK, CalibrationError, calibrate_from_dir,
+                                         calibrate_live, _pictures, close_pairs, fresh_views, held_by_check,
+                                         self_check)
     from vision.plain.calibration import miscut_message
     if not args.out:
         return _fail("give --out FILE for the deck's templates (e.g. --out my-deck.npz)")
@@ -103,6 +104,12 @@ def _calibrate_deck(args) -> int:
         return _fail(str(exc))
     n = len(deck.cards)
     print(f"self-check: {len(check['ok'])} of {n} cards read back as themselves {how}")
+    if args.from_dir and len(check["ok"]) < MIN_PHOTO_READ_BACK * n:
+        # Cut at something else than the card in most photos (a mat's own outline), such a
+        # deck would read almost nothing: it is not written.
+        return _fail(f"only {len(check['ok'])} of {n} cards were read back from other views of their photos: "
+                     f"{out} not written; take the photos again, each card alone, flat and whole in view, "
+                     "with nothing card-shaped around it (the edge of a mat or a tray)", 1)
     pairs = close_pairs(check)
     if pairs:
         print("closest cards (lead over the nearest other card, 0..1): "

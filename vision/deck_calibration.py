@@ -754,6 +754,13 @@ read there is refused in play too. Chosen on tuning sessions: decks that passed 
 the retake of unread cards read back as few as 5, 14 and 16 of 24 (a light-rimmed deck on
 a loop carpet or the all-white mat, twins on terrazzo); with it, the 18 passes on busy
 tables and the all-white mat read back 21 to 24."""
+MIN_PHOTO_READ_BACK = 0.25
+"""Least share of the cards the check must read back for a deck made from photos to be
+written. Lower than ``MIN_READ_BACK``: the photos' check views are the photos turned,
+moved, relit and softened, harder than a live pass's next frames, and on tuning photos of
+small cards at a slant decks reading back 9 to 17 of 24 still read 67-83% of the cards in
+play. A deck reading back almost nothing was cut at something else than the cards in every
+photo (the printed mat's own outline, card-shaped, taken for the card: 0 of 24)."""
 SECOND_LOOK = 3
 """Still frames of each card kept (around the card) for the second look."""
 RETAKES = 2

@@ -856,3 +856,19 @@ def test_a_black_card_whose_duels_go_round_is_not_guessed_as_the_red_card_that_l
     assert all((r.guess or r.card).suit in "SC" for r in seen)
     check = self_check(deck, views)
     assert not check["confused"] and not check["wrong"]
+
+
+def test_calibrate_deck_command_writes_nothing_when_the_check_reads_back_almost_nothing(photo_dir, tmp_path,
+                                                                                       capsys):
+    # Every photo shows the same card (as when something card-shaped around each card, a
+    # mat's own outline, is cut instead of it): no view reads back as its card, and such
+    # a deck would read nothing in play.
+    folder = tmp_path / "same"
+    folder.mkdir()
+    for card in DECK:
+        (folder / f"{card}.jpg").write_bytes((photo_dir / "9H.jpg").read_bytes())
+    out = tmp_path / "d.npz"
+    assert _run_cli("calibrate", "deck", "--from-dir", str(folder), "--out", str(out)) == 1
+    err = capsys.readouterr().err
+    assert "cards were read back" in err and "not written" in err and "Traceback" not in err
+    assert not out.exists()
