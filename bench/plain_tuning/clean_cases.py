@@ -46,12 +46,18 @@ TUNING_DESIGN_GROUPS = ("kde-tuning", "generated", "kde-tuning-4color")
 """Design groups ``collect --designs`` takes: tuning designs only."""
 
 
-def _plan(groups, sessions: int, seed: int, camera=None, designs: str = "kde-tuning") -> list:
+def _plan(groups, sessions: int, seed: int, camera=None, designs: str = "kde-tuning",
+          no_lens: bool = False) -> list:
     """The plan's sessions of the design group ``designs`` on the tuning split's
     ``groups``, then on those of the tools' own textures (``textures.GROUPS``: ``busy``,
-    ``patterned``, ``white-mat-busy``), which the renderer knows while the tool runs."""
+    ``patterned``, ``white-mat-busy``), which the renderer knows while the tool runs.
+    ``no_lens``: the same sessions seen through a lens without radial distortion."""
     splits = ["tuning"] + (["busy"] if set(groups) & set(textures.GROUPS) else [])
-    return plan([designs], splits, sessions, seed, groups, camera=camera)
+    sessions = plan([designs], splits, sessions, seed, groups, camera=camera)
+    if no_lens:
+        for *_, s, _sub in sessions:
+            s.camera["k1"] = 0.0       # after the draw, so that the rest of each session is the same
+    return sessions
 
 
 def _calibrate(session, rng):
@@ -76,9 +82,7 @@ def collect(out: Path, groups, sessions: int, frames: int, seed: int, kinds=("pl
     lens without radial distortion, to measure what the lens costs)."""
     if seed >= 1000:
         raise SystemExit("seeds from 1000 on are for reports: use a tuning seed below 1000")
-    for i, (_dg, _split, g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera, designs)):
-        if no_lens:
-            s.camera["k1"] = 0.0       # after the draw, so that the rest of the session is the same
+    for i, (_dg, _split, g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera, designs, no_lens)):
         folder = out / f"s{seed}-{i:02d}"
         if (folder / "done").exists():
             continue
@@ -126,9 +130,7 @@ def add_frames(out: Path, groups, sessions: int, frames: int, seed: int, kinds, 
                designs: str = "kde-tuning", no_lens: bool = False) -> None:
     """Frames of more kinds (``glare``, ``hand``, ...) for sessions already collected: the
     same session drawn again from the plan, its kept deck, new frames from a new stream."""
-    for i, (_dg, _split, _g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera, designs)):
-        if no_lens:
-            s.camera["k1"] = 0.0
+    for i, (_dg, _split, _g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera, designs, no_lens)):
         folder = out / f"s{seed}-{i:02d}"
         if not (folder / "deck.npz").exists():
             continue

@@ -192,8 +192,6 @@ def test_the_generated_designs_are_refused_with_the_validation_split(capsys):
     assert "the busy split is for tuning" in capsys.readouterr().err
 
 
-
-
 def test_a_live_pass_sets_aside_the_cards_its_check_cannot_tell_apart(need_art, monkeypatch):
     # A check that takes the ten of diamonds for the ten of hearts every time (a deck whose
     # red tens this camera cannot tell apart): after their retakes the deck is made with
