@@ -751,15 +751,16 @@ def test_a_face_cut_inside_its_rim_is_grown_to_the_cards_edge_at_the_second_look
     assert corner_error(cut, truth[0]["corners"]) > 15.0
 
 
-def _tuning_photo(seed: int, table: int, card: Card, camera: str, path):
+def _tuning_photo(seed: int, table: int, card: Card, camera: str, path, surfaces=None):
     """The calibration photo of ``card`` that ``bench.plain_tuning.photo_tuning --camera
-    CAMERA --seed SEED`` takes at table ``table`` (the photos before it drawn as the tool
-    draws them), written to ``path`` as the tool writes it: (session, the card's truth)."""
+    CAMERA --seed SEED [--surfaces SURFACES]`` takes at table ``table`` (the photos before
+    it drawn as the tool draws them), written to ``path`` as the tool writes it: (session,
+    the card's truth)."""
     from itertools import islice
 
-    from bench.plain_tuning.photo_tuning import tuning_tables
+    from bench.plain_tuning.photo_tuning import SURFACES, tuning_tables
     from bench.vision_photo import calibration_photos
-    session, photos = next(islice(tuning_tables(seed, camera), table, None))
+    session, photos = next(islice(tuning_tables(seed, camera, surfaces=surfaces or SURFACES), table, None))
     img, truth = next((img, truth) for c, img, truth in calibration_photos(session, photos) if c == card)
     cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
     return session, truth
@@ -774,6 +775,26 @@ def test_a_small_card_in_a_large_photo_is_found_at_the_photos_own_size(tmp_path)
     from vision.plain.calibration import lone_card
     path = tmp_path / "10C.jpg"
     session, truth = _tuning_photo(890, 4, Card("10C"), "tuning-slant-small", path)
+    outline = lone_card(cv2.imread(str(path)))
+    corners = np.asarray(truth["corners"], np.float32)
+    assert np.linalg.norm(outline.corners.mean(axis=0) - corners.mean(axis=0)) < 5
+    assert abs(outline.long_side - session.card_px()) < 0.1 * session.card_px()
+
+
+@needs_art
+@pytest.mark.parametrize("table", [3, 4])
+def test_a_card_on_the_printed_mat_wholly_in_view_is_found_not_the_mat(tmp_path, table):
+    # Tuning photos (bench.plain_tuning.photo_tuning --surfaces mat:A3:wood:oak:satin,
+    # mat:A3:cloth:green,mat:A3:felt:navy --seed 962, tables 3 and 4: Dondorf on the mat on
+    # navy felt, Penguins on the mat on oak, 960x540): the whole mat lies in view around
+    # the card, and the mat's outline and its grey card area, each of a card's shape, were
+    # cut instead of the card in every photo, so no deck could be made.
+    from bench import vision_sets as vs
+    from vision.plain.calibration import lone_card
+    path = tmp_path / "9S.jpg"
+    session, truth = _tuning_photo(962, table, Card("9S"), "tuning", path,
+                                   surfaces=vs.SURFACES["tuning"]["mat"])
+    assert session.mat == "A3"
     outline = lone_card(cv2.imread(str(path)))
     corners = np.asarray(truth["corners"], np.float32)
     assert np.linalg.norm(outline.corners.mean(axis=0) - corners.mean(axis=0)) < 5

@@ -8,7 +8,7 @@ import numpy as np
 
 from vision.plain.background import TableModel
 from vision.plain.find import (MIN_LONG_SIDE, PHOTO_CARD, REGION_GROWTH, WORK_WIDTH, _merge, _verify, clockwise,
-                               find_outlines, mask_quads, quad_shape, top_level)
+                               find_outlines, kept, mask_quads, quad_shape, top_level)
 from vision.plain.straighten import face_of
 from vision.zones import detect_markers
 
@@ -31,11 +31,12 @@ class NoCardFound(CalibrationError):
 def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str = "the picture"):
     """The one card lying in a frame (an Outline), or a CalibrationError saying what was
     seen instead. With ``table`` (the empty table learnt), edges of the table are ignored."""
-    outlines = top_level(find_outlines(frame, None, table=table))
+    markers = None if table is not None else marker_centres(frame)
+    outlines = top_level(not_the_mat(find_outlines(frame, None, table=table), markers))
     if not outlines and table is None and frame.shape[1] > WORK_WIDTH:
         # A small card in a large photo (a phone held high) may have lost its sides at
         # the finder's working size: the photo is looked at again at its own size.
-        outlines = top_level(find_outlines(frame, None, work_width=frame.shape[1]))
+        outlines = top_level(not_the_mat(find_outlines(frame, None, work_width=frame.shape[1]), markers))
     if not outlines and table is None:
         outlines = paper_outlines(frame)
     if not outlines:
@@ -53,6 +54,38 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
         if len(outlines) > 1:
             raise CalibrationError(f"{what}: {len(outlines)} cards found; lay one card at a time")
     return outlines[0]
+
+
+MAT_SPAN = 0.5
+"""With two or more of the table's markers in view, an outline whose long side is more
+than this fraction of the largest distance between two of them is the printed mat or its
+grey card area (each of a card's shape), not a card: a card is 0.3 of an A4 mat's long
+side, the distance between its markers' centres about 0.85 of its diagonal."""
+
+
+def marker_centres(frame: np.ndarray) -> np.ndarray:
+    """The centres of the table's ArUco markers in a frame, shape (N, 2)."""
+    return np.array([c.mean(axis=0) for found in detect_markers(frame).values() for c in found],
+                    np.float64).reshape(-1, 2)
+
+
+def not_the_mat(outlines: list, markers: Optional[np.ndarray]) -> list:
+    """``outlines`` without those too large to be a card beside the table's ``markers``
+    (``MAT_SPAN``), so that ``top_level`` then gives the card lying on the mat, not the
+    mat around it. With fewer than two markers, ``outlines`` as they are.
+
+    >>> from vision.plain.find import Outline
+    >>> mat = Outline(np.float32([[0, 0], [420, 0], [420, 297], [0, 297]]), inside=[1])
+    >>> card = Outline(np.float32([[100, 100], [163, 100], [163, 189], [100, 189]]))
+    >>> corners = np.float64([[15, 15], [405, 15], [405, 282], [15, 282]])
+    >>> [o.long_side for o in top_level(not_the_mat([mat, card], corners))]
+    [89.0]
+    """
+    if markers is None or len(markers) < 2:
+        return outlines
+    span = float(np.max(np.linalg.norm(markers[:, None] - markers[None], axis=2)))
+    keep = [o.long_side <= MAT_SPAN * span for o in outlines]
+    return outlines if all(keep) else kept(outlines, keep)
 
 
 TABLE_LIKE = 0.5
@@ -110,7 +143,7 @@ def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
     like, bands = table_likeness(frame, [o.corners for o in outlines])
     bands = bands.max(axis=1)
     # The table's ArUco markers are unlike any cloth and never a card.
-    centres = [c.mean(axis=0) for found in detect_markers(frame).values() for c in found]
+    centres = marker_centres(frame)
     kept = [o for o, v, band in zip(outlines, like, bands) if v < TABLE_LIKE and band < BAND_LIKE
             and not any(cv2.pointPolygonTest(o.corners.astype(np.float32), (float(x), float(y)), False) >= 0
                         for x, y in centres)]
