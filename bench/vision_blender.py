@@ -202,7 +202,8 @@ def calibrate_live_pass(shots: Shots, design: str, cards) -> tuple:
     said = re.search(r"\((\d+) of \d+ cards taken\)", error or "")
     taken = len(faces) if deck is not None else int(said.group(1)) if said else \
         max(0, len(set(cam.shown)) - 1)
-    return deck, {"ok": deck is not None, "error": error, "cards_taken": taken, "cards": len(cards), "frames": cam.frames,
+    return deck, {"ok": deck is not None, "error": error, "cards_taken": taken, "cards": len(cards),
+                  "held": [str(c) for c in deck.held] if deck is not None else [], "frames": cam.frames,
                   "cpu_s": round(time.process_time() - t0, 1)}
 
 

@@ -136,12 +136,20 @@ def _calibrate_deck(args) -> int:
         if len(held) > MAX_HELD:
             return _fail(f"{len(told)} {'card was' if len(told) == 1 else 'cards were'} taken for other cards: "
                          f"{out} not written{hint}", 1)
-        deck.held = held
+        deck.held = list(dict.fromkeys([*held, *deck.held]))
         again = (f"take {' '.join(photos[c].name for c in held if c in photos)} again and calibrate again"
                  if args.from_dir else "calibrate again")
         print(f"warning: {len(held)} cards set aside, not told apart by the check: {' '.join(map(str, held))}; "
               f"the table refuses them (and any card that looks like them) until you {again}{hint}",
               file=sys.stderr)
+    cut = check.get("cut") or []
+    if cut:
+        # A live pass sets aside a card it never found at its own outline, with its twin.
+        print(f"warning: not found at {'its' if len(cut) == 1 else 'their'} own outline (its face's shape or size "
+              f"is not the other cards'): {' '.join(map(str, cut))}; set aside with "
+              f"{'its twin' if len(cut) == 1 else 'their twins'}: {' '.join(str(c) for c in deck.held if c not in cut)}; "
+              "the table refuses them (and any card that looks like them) until you calibrate again "
+              "(lay each card flat, alone and away from the mat's lines)", file=sys.stderr)
     for card, why in check["bad"].items():
         print(f"  {card}: not read back ({why}): it will be refused more often; take it again "
               "(flat, whole, in good light) to improve")

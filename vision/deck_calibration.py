@@ -471,6 +471,16 @@ def held_by_check(check: dict) -> list:
     return held
 
 
+def twin_of(card: Card) -> Card:
+    """The card of the same rank and colour, which differs from ``card`` only in its suit
+    signs.
+
+    >>> twin_of(Card("JD")), twin_of(Card("9S"))
+    (Card('JH'), Card('9C'))
+    """
+    return Card(card.rank + {"S": "C", "C": "S", "H": "D", "D": "H"}[card.suit])
+
+
 MAX_HELD = 4
 """Most cards a deck may set aside (two pairs not told apart) and still be made: the rest
 of the deck is read as usual and the cards set aside are refused until calibrated again.
@@ -516,8 +526,10 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     reads as another card (or refuses, guessing another card), is asked for again
     (``announce`` names it: "show the ... (JD) again, ..."), as is, once, a card the
     check does not read back otherwise. A deck whose check reads back fewer than
-    ``MIN_READ_BACK`` of its cards is not made (CalibrationError), nor one holding a face
-    still not of the deck's shape and size."""
+    ``MIN_READ_BACK`` of its cards is not made (CalibrationError). Cards still not told
+    apart, and a face still not of the deck's shape and size with its twin, are set aside
+    (``deck.held``, refused in play; ``deck.check["cut"]`` names such faces); with more than
+    ``MAX_HELD`` set aside no deck is made."""
     it = iter(frames)
     table = TableModel()
 
@@ -705,7 +717,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         again += [c for c in inner_cuts(faces, aspect) if retaken.get(c, 0) < CHECK_RETAKES and c not in again]
         # A face not of the deck's shape and size (still so after ``RETAKES``, or taken
         # again above and cut wrongly this time) is taken again too: it was cut at another
-        # outline than the card's, and is never kept (below).
+        # outline than the card's, and is set aside if still so (below).
         again += [c for c in faces if odd(c, aspect, size) and retaken.get(c, 0) < CHECK_RETAKES and c not in again]
         # A card not read back otherwise (refused, or not found in its later frames) may
         # have been taken badly too: it is taken again, once.
@@ -725,14 +737,19 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         raise CalibrationError("these cards were read as other cards from later frames: "
                                + "; ".join(f"{c} ({why})" for c, why in told.items())
                                + ": calibrate again, each card flat, alone and still")
-    deck.held = held
+    # A face still not of the deck's shape and size after its retakes (a card bent, or
+    # cut at another outline than its own) makes a template that would not tell the
+    # card from its twin: both are set aside too, so that neither is ever named for the
+    # other, and the rest of the deck is read (a bent J♦ in the Blender world's tuning
+    # table, asked for three times, refused the whole deck).
     cut = [c for c in faces if odd(c, aspect, size)]
-    if cut:
-        # Its template would not tell the card from its look-alikes: such a deck would
-        # name one for the other.
+    held = list(dict.fromkeys([*held, *(x for c in cut for x in (c, twin_of(c)))]))
+    if len(held) > MAX_HELD:
         raise CalibrationError("these cards were not found at their own outline (their face's shape or "
                                f"size is not the other cards'): {' '.join(str(c) for c in cut)}: calibrate "
                                "again, each card flat, alone and away from the mat's lines")
+    deck.held = held
+    check["cut"] = cut
     if len(check["ok"]) < MIN_READ_BACK * len(faces):
         # Cards the deck cannot read where they were just taken are refused in play too:
         # such a deck would leave the players doing the reader's work.
