@@ -52,8 +52,9 @@ def _usual(frame, table, aspect, size):
 def test_a_light_card_with_no_printed_edge_on_the_white_mat_is_fitted_at_its_corners(monkeypatch, tmp_path):
     # A generated tuning design with no edge printed, its paper as white as the mat's, seen
     # about 106 px long through a soft camera: the finder, even with faint edges, finds
-    # no outline; its pips differ from the empty table, and a card of the calibrated size
-    # fitted over them lies at the card's corners.
+    # no outline of the ten (the ace's it finds, at its corners); the pips differ from the
+    # empty table, and a card of the calibrated size fitted over them lies at the card's
+    # corners.
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     cv2.setNumThreads(1)
     session, table, rng, aspect = _white_mat("gen-3", 0)
@@ -61,8 +62,9 @@ def test_a_light_card_with_no_printed_edge_on_the_white_mat_is_fitted_at_its_cor
     for card in ("10S", "AH"):
         frame, truth = _alone(session, rng, card)
         fg, usual = _usual(frame, table, aspect, size)
-        assert usual == []
-        got = fit.fitted_outlines(frame, fg, usual, aspect, table, size)
+        assert all(corner_error(o.corners, truth) < 0.04 * size for o in usual), card
+        assert usual == [] or card == "AH"
+        got = fit.fitted_outlines(frame, fg, [], aspect, table, size)
         assert len(got) == 1 and corner_error(got[0].corners, truth) < 0.04 * size, card
 
 
