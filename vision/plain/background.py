@@ -64,12 +64,6 @@ part of it when less than this share of it is texture (``TableModel.dense``): th
 mat laid on the busy tuning textures (a card lying on the mat, and the mat's boxes: 0.0;
 cards lying on the carpets, woven mat and terrazzo themselves 0.99-1.0, on grained wood
 0.17-0.39)."""
-HIDDEN_REACH = 4
-"""How far (px at the model's working width) beyond the places that differ in colour from
-the table (``foreground``, whose cells of 8 px fall short of a card's corners) the table's
-edges count as hidden by a card (and a pixel more, as for any change, below). Chosen on
-the Blender world's tuning pine table (the live deck of tigullio-international, the 16
-cards of its frames of play: 11 read with no reach or 2-3 px, 13 with 4-5 px, 12 with 6 px)."""
 SAME_GREY = 40
 """A pixel differing from the table by more grey levels than this has changed (a mat line
 hidden by a card changes by far more; a card's blur spilling over a line beside it,
@@ -217,8 +211,7 @@ class TableModel:
         # still seen, which veto the card's own sides (a Blender pine table: no card found).
         fg = cv2.resize(self._foreground_of(frame), (grey.shape[1], grey.shape[0]),
                         interpolation=cv2.INTER_NEAREST)
-        # Its coarse cells fall short of a card's corners: the grain there is hidden too.
-        changed |= cv2.dilate(fg, np.ones((2 * HIDDEN_REACH + 1,) * 2, np.uint8)) > 0
+        changed |= fg > 0
         # A card's edge beside a hidden line differs within a pixel or two of it.
         changed = cv2.dilate(changed, np.ones((3, 3), np.uint8))
         return cv2.bitwise_and(self.edges, cv2.bitwise_not(changed * 255))
