@@ -57,7 +57,7 @@ def _fail(message: str, status: int = 2) -> int:
 def _calibrate_deck(args) -> int:
     from vision.deck_calibration import (MAX_HELD, MIN_PHOTO_READ_BACK, CalibrationError, calibrate_from_dir,
                                          calibrate_live, _pictures, close_pairs, fresh_views, held_by_check,
-                                         self_check)
+                                         self_check, twin_of)
     from vision.plain.calibration import miscut_message
     if not args.out:
         return _fail("give --out FILE for the deck's templates (e.g. --out my-deck.npz)")
@@ -147,7 +147,7 @@ def _calibrate_deck(args) -> int:
         # A live pass sets aside a card it never found at its own outline, with its twin.
         print(f"warning: not found at {'its' if len(cut) == 1 else 'their'} own outline (its face's shape or size "
               f"is not the other cards'): {' '.join(map(str, cut))}; set aside with "
-              f"{'its twin' if len(cut) == 1 else 'their twins'}: {' '.join(str(c) for c in deck.held if c not in cut)}; "
+              f"{'its twin' if len(cut) == 1 else 'their twins'}: {' '.join(str(twin_of(c)) for c in cut)}; "
               "the table refuses them (and any card that looks like them) until you calibrate again "
               "(lay each card flat, alone and away from the mat's lines)", file=sys.stderr)
     for card, why in check["bad"].items():

@@ -144,10 +144,10 @@ def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
     bands = bands.max(axis=1)
     # The table's ArUco markers are unlike any cloth and never a card.
     centres = marker_centres(frame)
-    kept = [o for o, v, band in zip(outlines, like, bands) if v < TABLE_LIKE and band < BAND_LIKE
-            and not any(cv2.pointPolygonTest(o.corners.astype(np.float32), (float(x), float(y)), False) >= 0
-                        for x, y in centres)]
-    return kept or outlines
+    unlike = [o for o, v, band in zip(outlines, like, bands) if v < TABLE_LIKE and band < BAND_LIKE
+              and not any(cv2.pointPolygonTest(o.corners.astype(np.float32), (float(x), float(y)), False) >= 0
+                          for x, y in centres)]
+    return unlike or outlines
 
 
 SHARED_SIDE = 0.1
