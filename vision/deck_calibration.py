@@ -532,6 +532,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     ``MAX_HELD`` set aside no deck is made."""
     it = iter(frames)
     table = TableModel()
+    table.hidden_reach = 0      # a card's face is cut at its own outline, or taken again
 
     def next_frame(waiting_for: str):
         frame = next(it, None)

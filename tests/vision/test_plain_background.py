@@ -113,3 +113,39 @@ def test_the_white_mat_lies_on_a_tuning_texture():
     centre = empty[h // 3:2 * h // 3, w // 3:2 * w // 3].astype(float)
     # The mat's white paper at the centre, the carpet round it (as the carpet alone shows).
     assert centre.mean() > carpet.astype(float).mean() + 40
+
+
+def test_the_tables_edges_just_beyond_what_differs_count_as_hidden_in_play_where_its_colour_is_gone(monkeypatch):
+    # Light wood whose grain is about the grey of a card's paper: the grain a card hides
+    # is found hidden only through the card's colour (``foreground``), whose coarse cells
+    # fall a few pixels short of the card's rim. In play the table's edges that close to
+    # what differs count as hidden where the frame's colour is not the table's; a
+    # calibration pass (``hidden_reach`` 0) keeps them.
+    empty = np.empty((240, 320, 3), np.uint8)
+    empty[:] = (150, 195, 225)
+    for x in (30, 63, 100, 200):
+        empty[:, x:x + 2] = (120, 160, 195)
+    empty[:, 136:138] = 40                          # a dark line, left visible beside the card
+    frame = empty.copy()
+    frame[50:170, 60:134] = 182                     # paper within 40 grey levels of the grain
+    short = np.zeros(frame.shape[:2], np.uint8)
+    short[54:166, 67:130] = 255                     # what differs, 4-7 px inside the card
+    grain = np.zeros(frame.shape[:2], bool)
+    grain[54:166, 63:67] = True                     # the hidden grain just beyond it, off the card's side
+    line = np.zeros(frame.shape[:2], bool)
+    line[54:166, 135:139] = True
+    far = np.zeros(frame.shape[:2], bool)
+    far[:, 20:40] = far[:, 190:210] = True
+    seen = {}
+    for reach in (0, 4):
+        table = TableModel()
+        table.learn(empty)
+        table.hidden_reach = reach
+        monkeypatch.setattr(table, "_foreground_of", lambda f: short)
+        assert (table.table_edges()[grain] > 0).sum() > 100
+        seen[reach] = table.table_edges(frame) > 0
+    assert seen[0][grain].sum() > 100 and seen[4][grain].sum() == 0
+    # The dark line beside the card keeps its colour: its edges stay the table's.
+    assert seen[4][line].sum() == seen[0][line].sum() > 100
+    assert (seen[0][far] == seen[4][far]).all() and seen[4][far].sum() > 100
+    assert TableModel().hidden_reach == 4
