@@ -107,7 +107,8 @@ class TableModel:
         self._busy = False
         self._dense: Optional[np.ndarray] = None
         self._last_fg: Optional[tuple] = None       # (frame, a sample of it, its foreground)
-        self._chroma: Optional[np.ndarray] = None   # the table's chroma, work size (int16)
+        self._table_ycc: Optional[np.ndarray] = None  # the table's picture in YCrCb, work size
+        self._edges_beside: Optional[np.ndarray] = None  # ``edges`` grown by a pixel
         # A calibration pass sets this to 0: there a card whose corner is vetoed is
         # taken from a later frame (on the tuning pine table, two of three live passes
         # with the reach set aside cards that they made without it).
@@ -168,7 +169,8 @@ class TableModel:
             both[self._dense] = 0
         self.edges = cv2.dilate(both, np.ones((3, 3), np.uint8))
         self.grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY)
-        self._chroma = None
+        self._table_ycc = None
+        self._edges_beside = None
 
     @property
     def busy(self) -> bool:
@@ -232,26 +234,40 @@ class TableModel:
             # Its coarse cells fall short of a card's corners: just beyond them, pixel
             # by pixel, the places whose colour is not the table's have changed too
             # (paper over pine), not those that keep it (a mat line beside the card).
-            near = (cv2.dilate(fg, np.ones((2 * self.hidden_reach + 1,) * 2, np.uint8)) > 0) & (fg == 0)
-            if near.any():
-                changed |= near & self._unlike_in_colour(frame, fg)
+            near = cv2.bitwise_and(cv2.dilate(fg, np.ones((2 * self.hidden_reach + 1,) * 2, np.uint8)),
+                                   cv2.bitwise_not(fg))
+            changed |= self._unlike_in_colour(frame, fg, near)
         # A card's edge beside a hidden line differs within a pixel or two of it.
         changed = cv2.dilate(changed, np.ones((3, 3), np.uint8))
         return cv2.bitwise_and(self.edges, cv2.bitwise_not(changed * 255))
 
-    def _unlike_in_colour(self, frame: np.ndarray, fg: np.ndarray) -> np.ndarray:
-        """Where the frame's colour (chroma, pixel by pixel at work size) is off the
-        table's by more than ``HIDDEN_CHROMA``, once a shift of the camera's white
-        balance (the median over what does not differ, ``fg`` 0) is taken away."""
-        cc = cv2.cvtColor(_work(frame), cv2.COLOR_BGR2YCrCb)[:, :, 1:].astype(np.int16)
-        if self._chroma is None or self._chroma.shape != cc.shape:
-            mean = np.clip(self.mean, 0, 255).astype(np.uint8)
-            self._chroma = cv2.cvtColor(mean, cv2.COLOR_BGR2YCrCb)[:, :, 1:].astype(np.int16)
-        d = cc - self._chroma
+    def _unlike_in_colour(self, frame: np.ndarray, fg: np.ndarray, near: np.ndarray) -> np.ndarray:
+        """Of the places ``near`` (uint8, work size) that lie on or beside the table's
+        edges (the only ones that can hide one), those where the frame's colour (chroma,
+        pixel by pixel) is off the table's by more than ``HIDDEN_CHROMA``, once a shift
+        of the camera's white balance (the median over what does not differ, ``fg`` 0)
+        is taken away: a bool map, work size."""
+        out = np.zeros(near.shape, bool)
+        if self._edges_beside is None:
+            self._edges_beside = cv2.dilate(self.edges, np.ones((3, 3), np.uint8))
+        pts = cv2.findNonZero(cv2.bitwise_and(near, self._edges_beside))
+        if pts is None:
+            return out
+        ycc = cv2.cvtColor(_work(frame), cv2.COLOR_BGR2YCrCb)
+        if self._table_ycc is None or self._table_ycc.shape != ycc.shape:
+            self._table_ycc = cv2.cvtColor(np.clip(self.mean, 0, 255).astype(np.uint8), cv2.COLOR_BGR2YCrCb)
+        shift = np.zeros(2, np.int16)
         table = fg[::4, ::4] == 0
         if table.any():
-            d -= np.median(d[::4, ::4][table], axis=0).astype(np.int16)
-        return np.abs(d).max(axis=2) > HIDDEN_CHROMA
+            d = (np.ascontiguousarray(ycc[::4, ::4, 1:]).astype(np.int16)
+                 - np.ascontiguousarray(self._table_ycc[::4, ::4, 1:]))[table]
+            shift = np.median(d, axis=0).astype(np.int16)
+        pts = pts.reshape(-1, 2)
+        xs, ys = pts[:, 0], pts[:, 1]
+        d = ycc[ys, xs, 1:].astype(np.int16) - self._table_ycc[ys, xs, 1:] - shift
+        off = np.abs(d).max(axis=1) > HIDDEN_CHROMA
+        out[ys[off], xs[off]] = True
+        return out
 
     def _matched(self, ycc: np.ndarray, ref: np.ndarray, like: np.ndarray) -> np.ndarray:
         out = ycc.copy()
