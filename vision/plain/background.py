@@ -71,9 +71,12 @@ edges count as hidden by a card while cards are read in play, where the frame's 
 there is not the table's (``TableModel.hidden_reach``, ``HIDDEN_CHROMA``).
 Chosen on the Blender world's tuning pine table, a live deck of each design read on its
 frames of play and hard frames: tigullio-international 18 of 27 whole cards with no reach,
-22 with 4 px; the other two designs unchanged."""
+22 with 4 px; gm-paris 24 of 27 both ways."""
 HIDDEN_CHROMA = 8
-"""... where a pixel's chroma (Cr or Cb) is off the table's by more than this."""
+"""... where a pixel's chroma (Cr or Cb) is off the table's by more than this: paper over
+pine differs by more, a mat's grey line beside a card by the sensor's noise. (Set, not
+tuned: with it the tuning replays' readings did not change, and the pine table's did as
+with a reach that took no account of colour.)"""
 SAME_GREY = 40
 """A pixel differing from the table by more grey levels than this has changed (a mat line
 hidden by a card changes by far more; a card's blur spilling over a line beside it,
@@ -111,7 +114,7 @@ class TableModel:
         self._edges_beside: Optional[np.ndarray] = None  # ``edges`` grown by a pixel
         # A calibration pass sets this to 0: there a card whose corner is vetoed is
         # taken from a later frame (on the tuning pine table, two of three live passes
-        # with the reach set aside cards that they made without it).
+        # with an earlier reach, blind to colour, set aside cards made without it).
         self.hidden_reach = HIDDEN_REACH
 
     @property
