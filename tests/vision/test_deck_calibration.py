@@ -356,6 +356,29 @@ def test_live_calibration_takes_each_card_once_it_lies_still_and_checks_it_on_la
 
 
 @needs_art
+def test_a_live_pass_takes_faces_with_no_reach_over_the_tables_hidden_edges(monkeypatch):
+    # In play the table's edges just beyond what differs from it may count as hidden
+    # (``TableModel.hidden_reach``); a calibration pass keeps none, taking a card whose
+    # corner is vetoed from a later frame, so that its face is cut at its own outline.
+    import vision.deck_calibration as dc
+    from vision.plain.background import TableModel
+    reaches = []
+
+    class Recording(TableModel):
+        def table_edges(self, frame=None):
+            if frame is not None:
+                reaches.append(self.hidden_reach)
+            return super().table_edges(frame)
+
+    monkeypatch.setattr(dc, "TableModel", Recording)
+    cards = [Card("9S"), Card("JH")]
+    deck, _ = calibrate_live(_camera(cards), announce=lambda m: None, stable=4, cards=cards)
+    assert deck.cards == sorted(cards, key=lambda c: c.index)
+    assert reaches and set(reaches) == {0}
+    assert TableModel().hidden_reach > 0
+
+
+@needs_art
 def test_live_calibration_says_when_the_camera_stops():
     # The nine of spades still lies there when the camera stops: the message says what
     # the pass was waiting for.
