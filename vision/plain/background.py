@@ -73,8 +73,8 @@ Chosen on the Blender world's tuning pine table, a live deck of each design read
 frames of play and hard frames: tigullio-international 18 of 27 whole cards with no reach,
 22 with 4 px; gm-paris 24 of 27 both ways."""
 HIDDEN_CHROMA = 8
-"""... where a pixel's chroma (Cr or Cb) is off the table's by more than this: paper over
-pine differs by more, a mat's grey line beside a card by the sensor's noise. (Set, not
+"""... where a pixel's chroma (Cr or Cb) is off the table's by more than this: white paper
+over orange pine differs, a mat's grey line beside a card keeps the table's colour. (Set, not
 tuned: with it the tuning replays' readings did not change, and the pine table's did as
 with a reach that took no account of colour.)"""
 SAME_GREY = 40
@@ -110,8 +110,6 @@ class TableModel:
         self._busy = False
         self._dense: Optional[np.ndarray] = None
         self._last_fg: Optional[tuple] = None       # (frame, a sample of it, its foreground)
-        self._table_ycc: Optional[np.ndarray] = None  # the table's picture in YCrCb, work size
-        self._edges_beside: Optional[np.ndarray] = None  # ``edges`` grown by a pixel
         # A calibration pass sets this to 0: there a card whose corner is vetoed is
         # taken from a later frame (on the tuning pine table, two of three live passes
         # with an earlier reach, blind to colour, set aside cards made without it).
@@ -172,8 +170,10 @@ class TableModel:
             both[self._dense] = 0
         self.edges = cv2.dilate(both, np.ones((3, 3), np.uint8))
         self.grey = cv2.cvtColor(mean, cv2.COLOR_BGR2GRAY)
-        self._table_ycc = None
-        self._edges_beside = None
+        # For the reach in play (``_unlike_in_colour``): the table's colours, and where a
+        # changed place can hide one of its edges (on it or beside it).
+        self.ycc = cv2.cvtColor(mean, cv2.COLOR_BGR2YCrCb)
+        self.edges_beside = cv2.dilate(self.edges, np.ones((3, 3), np.uint8))
 
     @property
     def busy(self) -> bool:
@@ -251,23 +251,19 @@ class TableModel:
         of the camera's white balance (the median over what does not differ, ``fg`` 0)
         is taken away: a bool map, work size."""
         out = np.zeros(near.shape, bool)
-        if self._edges_beside is None:
-            self._edges_beside = cv2.dilate(self.edges, np.ones((3, 3), np.uint8))
-        pts = cv2.findNonZero(cv2.bitwise_and(near, self._edges_beside))
+        pts = cv2.findNonZero(cv2.bitwise_and(near, self.edges_beside))
         if pts is None:
             return out
         ycc = cv2.cvtColor(_work(frame), cv2.COLOR_BGR2YCrCb)
-        if self._table_ycc is None or self._table_ycc.shape != ycc.shape:
-            self._table_ycc = cv2.cvtColor(np.clip(self.mean, 0, 255).astype(np.uint8), cv2.COLOR_BGR2YCrCb)
         shift = np.zeros(2, np.int16)
         table = fg[::4, ::4] == 0
         if table.any():
             d = (np.ascontiguousarray(ycc[::4, ::4, 1:]).astype(np.int16)
-                 - np.ascontiguousarray(self._table_ycc[::4, ::4, 1:]))[table]
+                 - np.ascontiguousarray(self.ycc[::4, ::4, 1:]))[table]
             shift = np.median(d, axis=0).astype(np.int16)
         pts = pts.reshape(-1, 2)
         xs, ys = pts[:, 0], pts[:, 1]
-        d = ycc[ys, xs, 1:].astype(np.int16) - self._table_ycc[ys, xs, 1:] - shift
+        d = ycc[ys, xs, 1:].astype(np.int16) - self.ycc[ys, xs, 1:] - shift
         off = np.abs(d).max(axis=1) > HIDDEN_CHROMA
         out[ys[off], xs[off]] = True
         return out
