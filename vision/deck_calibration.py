@@ -30,7 +30,6 @@ from vision.plain.background import COARSE, TableModel
 from vision.plain.find import on_plain
 from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, cut_quad, deck_rim,
                                       inner_cuts, lone_card, miscut_faces, recut_faces, rim_misfit, rim_trims)
-from vision.plain.reflection import reflection
 from vision.plain.straighten import face_of, portrait_orders
 
 __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
@@ -543,9 +542,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         return frame
 
     faces, sizes, views, crops = {}, {}, {}, {}
-    where = {}          # the corners each card lay at in the frame, for a lamp's reflection
     frame_h = [1]
-    frame_shape = [None]
     lit = []        # blank outlines seen: shapes of the table lit by the room (see _blank)
 
     def take(card: Card, again: bool = False) -> None:
@@ -624,14 +621,13 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             still = _still_run(recent, stable)
             if still:
                 break
-        faces[card], where[card] = _average_face(still, with_corners=True)
+        faces[card] = _average_face(still)
         sizes[card] = float(np.median([_long_side(q) for _, q in still])) / still[0][0].shape[0]
         crops[card] = [_crop(f, q, table) for f, q in still[-SECOND_LOOK:]]
         # The next frames (the card still lying there, the sensor's noise new) are the
         # views the deck is checked on: the reader must read the card in each.
         views[card] = [_jpeg(next_frame(f"checking the {card.name}")) for _ in range(CHECK_FRAMES)]
         frame_h[0] = still[0][0].shape[0]
-        frame_shape[0] = still[0][0].shape
 
     def odd(card: Card, aspect: float, size: float) -> bool:
         return abs(faces[card].shape[1] / faces[card].shape[0] / aspect - 1) > ODD_SHAPE \
@@ -698,12 +694,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             for card in far:
                 take_again(card)
             continue
-        # Glossy cards under a lamp: the faces are taken with its reflection where they
-        # lay, which is taken out of them for the templates (vision.plain.reflection).
-        lamp = reflection([(faces[c], where[c]) for c in faces if c in where], frame_shape[0])
-        deck = build_deck(faces if lamp is None else {c: lamp.face(f, where[c]) if c in where else f
-                                                      for c, f in faces.items()},
-                          name=name, card_px=size)
+        deck = build_deck(faces, name=name, card_px=size)
         check = self_check(deck, {c: [_unjpeg(f) for f in v] for c, v in views.items() if v},
                            table=_frozen(table))
         deck.check = check

@@ -87,12 +87,10 @@ def test_live_calibration_takes_a_card_again_when_its_face_was_cut_from_a_wrong_
     from tests.vision.test_deck_calibration import _asking_camera
     average, calls = deck_calibration._average_face, []
 
-    def taken(run, with_corners=False):
-        face, corners = average(run, with_corners=True)
+    def taken(run):
+        face = average(run)
         calls.append(1)
-        if len(calls) == 4:
-            face = miscut(face, 0.2 * face.shape[1], 0.04 * face.shape[0])
-        return (face, corners) if with_corners else face
+        return miscut(face, 0.2 * face.shape[1], 0.04 * face.shape[0]) if len(calls) == 4 else face
 
     monkeypatch.setattr(deck_calibration, "_average_face", taken)
     # The check on later frames does not always catch such a face (it may read the
