@@ -214,7 +214,8 @@ class TableModel:
             self._refresh_edges()
         if frame is None:
             return self.edges
-        grey = cv2.cvtColor(_work(frame), cv2.COLOR_BGR2GRAY)
+        work = _work(frame)                # resized once: the reach below reads it too
+        grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
         if grey.shape != self.grey.shape:
             return self.edges
         # The camera's exposure may have changed (a white card in view): match the
@@ -239,22 +240,22 @@ class TableModel:
             # (paper over pine), not those that keep it (a mat line beside the card).
             near = cv2.bitwise_and(cv2.dilate(fg, np.ones((2 * self.hidden_reach + 1,) * 2, np.uint8)),
                                    cv2.bitwise_not(fg))
-            changed |= self._unlike_in_colour(frame, fg, near)
+            changed |= self._unlike_in_colour(work, fg, near)
         # A card's edge beside a hidden line differs within a pixel or two of it.
         changed = cv2.dilate(changed, np.ones((3, 3), np.uint8))
         return cv2.bitwise_and(self.edges, cv2.bitwise_not(changed * 255))
 
-    def _unlike_in_colour(self, frame: np.ndarray, fg: np.ndarray, near: np.ndarray) -> np.ndarray:
+    def _unlike_in_colour(self, work: np.ndarray, fg: np.ndarray, near: np.ndarray) -> np.ndarray:
         """Of the places ``near`` (uint8, work size) that lie on or beside the table's
-        edges (the only ones that can hide one), those where the frame's colour (chroma,
-        pixel by pixel) is off the table's by more than ``HIDDEN_CHROMA``, once a shift
-        of the camera's white balance (the median over what does not differ, ``fg`` 0)
-        is taken away: a bool map, work size."""
+        edges (the only ones that can hide one), those where the frame's colour (``work``:
+        the frame at the model's working size; chroma, pixel by pixel) is off the table's
+        by more than ``HIDDEN_CHROMA``, once a shift of the camera's white balance (the
+        median over what does not differ, ``fg`` 0) is taken away: a bool map, work size."""
         out = np.zeros(near.shape, bool)
         pts = cv2.findNonZero(cv2.bitwise_and(near, self.edges_beside))
         if pts is None:
             return out
-        ycc = cv2.cvtColor(_work(frame), cv2.COLOR_BGR2YCrCb)
+        ycc = cv2.cvtColor(work, cv2.COLOR_BGR2YCrCb)
         shift = np.zeros(2, np.int16)
         table = fg[::4, ::4] == 0
         if table.any():
