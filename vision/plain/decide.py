@@ -24,7 +24,8 @@
    worst duel; the contender with the best margin is the candidate.
 4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
    by ``MIN_MARGIN`` (its twin by more on a small card: ``twin_margin``), its print has its suit's colour
-   (or, for red print paled by glare, its shape beats the black cards of its rank),
+   (or, for red print paled by glare, its shape beats the black cards of its rank; for
+   black print tinted by a red light, the red cards of its rank),
    and no part of the face differs from its template in grey or colour (a finger, a coaster: ``MAX_CELL``,
    ``MAX_TINT``), and neither it nor a card it met closely is set aside by the deck's
    calibration (``PlainDeck.held``). Otherwise the reading is a refusal with a reason.
@@ -95,7 +96,9 @@ def twin_margin(card_px: Optional[float]) -> float:
 INK_RED = 0.5
 """A red card's print shows at least this share of its template's redness ..."""
 INK_BLACK = 0.2
-"""... and a black card's at most this share (measured on the red card's print)."""
+"""... and a black card's at most this share (measured on the red card's print); up to
+``INK_RED`` when its shape beats the red cards of its rank (dark print tinted by a red
+cloth's or a warm lamp's light)."""
 INK_PALE = 0.1
 """Least redness (share of the template's, as ``INK_RED``) of print that a lamp's
 reflection may have paled: a red card whose print shows less than ``INK_RED`` but at
@@ -446,6 +449,15 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
         view_red = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
         ink = float(view_red[mask].mean()) / max(deck.red_level, 1e-3) if mask.any() else 0.0
         colour_ok = ink <= INK_BLACK
+        if not colour_ok and ink < INK_RED:
+            # Dark print tinted red, but far less than red print: the light of a red
+            # cloth or a warm lamp falls on the card unlike where it was calibrated. Named
+            # only if the card's shape beats the red cards of its rank met here by the
+            # sign look (their signs, not the colour), as for red print paled by glare.
+            others = [y for y in fine if deck.cards[y].rank == card.rank and deck.red[y]
+                      and not deck.other_hue(y)]
+            pale = {deck.cards[y]: _shape_look(a, y) for y in others}
+            colour_ok = bool(pale) and min(pale.values()) >= MIN_MARGIN
         # (Against a four-colour deck's blue or green cards a black card's colour is
         # judged in its duels with them: ``_colour_share``.)
     # Cover: no cell of the face may differ much from the template.

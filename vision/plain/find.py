@@ -240,10 +240,12 @@ def junctions_of_pairs(p0: np.ndarray, u: np.ndarray, length: np.ndarray, i: np.
     return corner[ok], ui[ok], uj[ok], a[ok], b[ok]
 
 
-def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12) -> np.ndarray:
+def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12, partners=None) -> np.ndarray:
     """Quadrilaterals (N, 4, 2) a corner may belong to: both sides whole when their
     lengths have the deck's proportions; otherwise one side whole and the other from the
-    deck's width/height; and the card sizes given (``sizes``: long sides in px)."""
+    deck's width/height; and the card sizes given (``sizes``: long sides in px). A side
+    is whole as its piece, or to the corner at its far end (``partners``: what
+    ``partner_lengths`` gives for these junctions, worked out here when not given)."""
     c, u, w, a, b = junctions
     if len(c) == 0:
         return np.zeros((0, 4, 2), np.float32)
@@ -256,6 +258,16 @@ def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12) -> np.ndar
         for lu, lw in ((size, size * aspect), (size * aspect, size)):
             lu_, lw_ = np.full_like(a, lu), np.full_like(a, lw)
             opts.append((lu_, lw_, (lu_ >= 0.8 * a) & (lw_ >= 0.8 * b)))
+    # A side whose far corner is a junction too: its length is the distance between the
+    # two corners, which the pieces' own lengths understate by the corners' rounding.
+    pu, pw = partner_lengths(junctions) if partners is None else partners
+    has_u, has_w = np.isfinite(pu), np.isfinite(pw)
+    pu0, pw0 = np.where(has_u, pu, a), np.where(has_w, pw, b)
+    ratio = np.minimum(pu0, pw0) / np.maximum(np.maximum(pu0, pw0), 1e-6)
+    opts.append((pu0, pw0, (has_u & has_w) & (np.abs(ratio - aspect) < tol * aspect)))
+    for lu, lw, ok in ((pu0, pu0 * aspect, has_u), (pu0, pu0 / aspect, has_u),
+                       (pw0 * aspect, pw0, has_w), (pw0 / aspect, pw0, has_w)):
+        opts.append((lu, lw, ok & (lu >= 0.8 * a) & (lw >= 0.8 * b)))
     quads = []
     for lu, lw, ok in opts:
         if ok.any():
@@ -265,6 +277,42 @@ def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12) -> np.ndar
     if not quads:
         return np.zeros((0, 4, 2), np.float32)
     return clockwise(np.concatenate(quads).astype(np.float32))
+
+
+PARTNER_OFF = 3.0
+"""Largest distance (px) of a junction from the line of a corner's side for it to be
+that side's far corner."""
+PARTNER_MAX = 3000
+"""Most junctions whose far corners are looked for (a busy carpet's blob has a few
+hundred; more is no card's)."""
+
+
+def partner_lengths(junctions) -> tuple:
+    """For each corner of ``junctions`` (``corners_of``), the length of each of its two
+    sides to the junction at that side's far end, NaN where there is none: ``(along the
+    first side, along the second)``. That junction lies on the side's line (within
+    ``PARTNER_OFF``), at or beyond the end of the side's piece (one short of it is the
+    print's, or another card's touching this side) and not far past it, has a side
+    running back along this one and its other side turning the same way as this
+    corner's other side; the nearest is taken."""
+    c, u, w, a, b = junctions
+    n = len(c)
+    if n < 2 or n > PARTNER_MAX:
+        return np.full(n, np.nan), np.full(n, np.nan)
+    c, u, w = c.astype(np.float32), u.astype(np.float32), w.astype(np.float32)
+    # Each junction's two sides, either of which may run back along the side looked at.
+    cj, back_j, other_j = np.concatenate([c, c]), np.concatenate([u, w]), np.concatenate([w, u])
+    dx = cj[None, :, 0] - c[:, None, 0]                        # from corner i to junction j
+    dy = cj[None, :, 1] - c[:, None, 1]
+    out = []
+    for side, other, reach in ((u, w, a), (w, u, b)):
+        along = dx * side[:, None, 0] + dy * side[:, None, 1]
+        ok = (np.abs(dx * side[:, None, 1] - dy * side[:, None, 0]) <= PARTNER_OFF) \
+            & (along >= reach[:, None] - 2.0) & (along <= 1.3 * reach[:, None] + 8.0) \
+            & (side @ back_j.T < -0.9) & (other @ other_j.T > 0.9)
+        length = np.where(ok, along, np.inf).min(axis=1)
+        out.append(np.where(np.isfinite(length), length, np.nan).astype(np.float64))
+    return out[0], out[1]
 
 
 def clockwise(quads: np.ndarray) -> np.ndarray:
@@ -1234,8 +1282,9 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
         if sel.sum() < 2:
             continue
         j = corners_of(p0[sel], p1[sel])
+        partners = partner_lengths(j)
         for a in aspects:
-            quads.append(candidates(j, a, sizes))
+            quads.append(candidates(j, a, sizes, partners=partners))
     if not quads:
         return []
     quads = np.concatenate(quads)
