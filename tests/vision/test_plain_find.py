@@ -70,12 +70,10 @@ def test_the_smallest_card_looked_for_is_kept_to():
     assert len(find_outlines(frame, ASPECT, min_long=30)) == 1
 
 
-def _rounded_card(angle: float, long_px: float, radius: float, size=(640, 480)):
-    """A plain white card with rounded corners (``radius``, a fraction of its long side),
-    turned by ``angle`` degrees on a dark ground (the reader window's guide), drawn at 4x
-    and shrunk so that its edges are smooth; and its true corners."""
-    s, (w, h) = 4, size
-    big = np.full((h * s, w * s, 3), 22, np.uint8)
+def _plain_card(angle: float, long_px: float, radius: float, at, s: int = 4):
+    """A plain card's outline with rounded corners (``radius``, a fraction of its long
+    side), turned by ``angle`` degrees about ``at`` (frame px), as points at ``s`` times
+    the frame's scale (to draw large and shrink); and its true corners (frame px)."""
     half_l, half_w, r = long_px * s / 2, long_px * 0.73 * s / 2, radius * long_px * s
     arc = np.radians(np.linspace(0, 90, 20))
     pts = np.concatenate([np.stack([cx + r * np.cos(arc + np.radians(a0)), cy + r * np.sin(arc + np.radians(a0))], 1)
@@ -83,10 +81,20 @@ def _rounded_card(angle: float, long_px: float, radius: float, size=(640, 480)):
                                              (-half_l + r, -half_w + r, 180), (half_l - r, -half_w + r, 270))])
     c, si = np.cos(np.radians(angle)), np.sin(np.radians(angle))
     turn = np.array([[c, si], [-si, c]])
-    centre = np.array([w * s / 2, h * s / 2])
-    cv2.fillPoly(big, [np.round((pts @ turn + centre) * 16).astype(np.int32)], (245, 245, 245), cv2.LINE_AA, shift=4)
+    centre = np.asarray(at, float) * s
     corners = np.array([(half_l, half_w), (-half_l, half_w), (-half_l, -half_w), (half_l, -half_w)]) @ turn + centre
-    return cv2.resize(big, size, interpolation=cv2.INTER_AREA), corners / s
+    return pts @ turn + centre, corners / s
+
+
+def _rounded_card(angle: float, long_px: float, radius: float, size=(640, 480)):
+    """A plain white card with rounded corners (``radius``, a fraction of its long side),
+    turned by ``angle`` degrees on a dark ground (the reader window's guide), drawn at 4x
+    and shrunk so that its edges are smooth; and its true corners."""
+    s, (w, h) = 4, size
+    big = np.full((h * s, w * s, 3), 22, np.uint8)
+    outline, corners = _plain_card(angle, long_px, radius, (w / 2, h / 2), s)
+    cv2.fillPoly(big, [np.round(outline * 16).astype(np.int32)], (245, 245, 245), cv2.LINE_AA, shift=4)
+    return cv2.resize(big, size, interpolation=cv2.INTER_AREA), corners
 
 
 @pytest.mark.parametrize("angle", [0.0, 4.0, 13.0, 30.0, 44.0])
@@ -113,21 +121,6 @@ def test_a_large_card_with_a_dark_rim_on_a_dark_ground_is_found(angle):
     outlines = find_outlines(frame, 0.73)
     assert len(outlines) == 1
     assert corner_error(outlines[0].corners, corners) < 6.5     # on the rim's outer or inner edge
-
-
-def _plain_card(angle: float, long_px: float, radius: float, at, s: int = 4):
-    """A plain card's outline with rounded corners at 4x (``_rounded_card``'s), turned by
-    ``angle`` degrees about ``at`` (frame px), and its true corners (frame px)."""
-    half_l, half_w, r = long_px * s / 2, long_px * 0.73 * s / 2, radius * long_px * s
-    arc = np.radians(np.linspace(0, 90, 20))
-    pts = np.concatenate([np.stack([cx + r * np.cos(arc + np.radians(a0)), cy + r * np.sin(arc + np.radians(a0))], 1)
-                          for cx, cy, a0 in ((half_l - r, half_w - r, 0), (-half_l + r, half_w - r, 90),
-                                             (-half_l + r, -half_w + r, 180), (half_l - r, -half_w + r, 270))])
-    c, si = np.cos(np.radians(angle)), np.sin(np.radians(angle))
-    turn = np.array([[c, si], [-si, c]])
-    centre = np.asarray(at, float) * s
-    corners = np.array([(half_l, half_w), (-half_l, half_w), (-half_l, -half_w), (half_l, -half_w)]) @ turn + centre
-    return pts @ turn + centre, corners / s
 
 
 @pytest.mark.parametrize("angle", [0.0, 15.0, 30.0, 45.0])
