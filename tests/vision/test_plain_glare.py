@@ -72,9 +72,10 @@ def _shaded_red(frame, strength=1.0):
 
 
 def test_black_cards_whose_dark_print_looks_reddish_are_read_by_their_shape():
-    # Tinted so, the black cards' print shows 0.24-0.31 of the red cards' redness, over
+    # Tinted so, the black cards' print shows 0.26-0.31 of the red cards' redness, over
     # the 0.2 that black print may show: refused for their colour before, they are named
-    # when their shape beats the red cards of their rank; red cards keep their names.
+    # when their shape beats the red cards of their rank (here by 0.44 or more); red
+    # cards keep their names.
     cv2.setNumThreads(1)
     deck = art_deck("oxygen-white")
     rng = np.random.default_rng([7, 3])
@@ -85,4 +86,4 @@ def test_black_cards_whose_dark_print_looks_reddish_are_read_by_their_shape():
         frame, _ = vs.compose(session, places, rng)
         named[card] = [str(s.card) for s in recognize_plain(_shaded_red(frame), deck) if s.card is not None]
     assert all(got in ([], [card]) for card, got in named.items()), named
-    assert all(named[card] == [card] for card in ["QS", "KC", "10S", "AS", "QD", "KD", "10H", "AH"]), named
+    assert named == {card: [card] for card in named}
