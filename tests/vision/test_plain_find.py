@@ -543,6 +543,56 @@ def test_corners_of_near_pieces_only_are_those_of_all_pairs():
         assert all(g.shape == w.shape and np.array_equal(g, w) for g, w in zip(got, want))
 
 
+def test_far_corners_found_by_direction_bins_are_those_of_all_pairs():
+    # partner_lengths compares a side only with junctions whose side runs back within the
+    # opposite direction's bin or its neighbours; here every pair is compared. Junctions
+    # of cards strewn over a frame (corners a pixel off, each with its sides in either
+    # order and its pieces 80-100% of the side), and as many turned at random.
+    from vision.plain.find import PARTNER_OFF, partner_lengths
+
+    def all_pairs(c, u, w, a, b):
+        cj, back_j, other_j = np.concatenate([c, c]), np.concatenate([u, w]), np.concatenate([w, u])
+        d = cj[None, :, :] - c[:, None, :]
+        out = []
+        for side, other, reach in ((u, w, a), (w, u, b)):
+            along = (d * side[:, None, :]).sum(axis=2)
+            off = np.abs(d[..., 0] * side[:, None, 1] - d[..., 1] * side[:, None, 0])
+            ok = (off <= PARTNER_OFF) & (along >= reach[:, None] - 2.0) & (along <= 1.3 * reach[:, None] + 8.0) \
+                & (side @ back_j.T < -0.9) & (other @ other_j.T > 0.9)
+            length = np.where(ok, along, np.inf).min(axis=1)
+            out.append(np.where(np.isfinite(length), length, np.nan))
+        return out
+
+    rng = np.random.default_rng(5)
+    found = 0
+    for trial in range(12):
+        cs, us, ws, reach_u, reach_w = [], [], [], [], []
+        for _ in range(int(rng.integers(2, 40))):
+            turn, long_side = rng.uniform(0, 2 * np.pi), rng.uniform(80, 250)
+            e1, e2 = np.array([np.cos(turn), np.sin(turn)]), np.array([-np.sin(turn), np.cos(turn)])
+            p, short = rng.uniform(0, 800, 2), 0.7 * long_side
+            for q, d1, d2, l1, l2 in ((p, e1, e2, long_side, short), (p + long_side * e1, e2, -e1, short, long_side),
+                                      (p + long_side * e1 + short * e2, -e1, -e2, long_side, short),
+                                      (p + short * e2, -e2, e1, short, long_side)):
+                if rng.random() < 0.5:
+                    d1, d2, l1, l2 = d2, d1, l2, l1
+                cs.append(q + rng.normal(0, 1, 2))
+                us.append(d1)
+                ws.append(d2)
+                reach_u.append(rng.uniform(0.8, 1.0) * l1)
+                reach_w.append(rng.uniform(0.8, 1.0) * l2)
+        junctions = [np.asarray(v, np.float32) for v in (cs, us, ws, reach_u, reach_w)]
+        if trial % 2:
+            turns = rng.uniform(0, 2 * np.pi, len(cs))
+            junctions[1] = np.stack([np.cos(turns), np.sin(turns)], axis=1).astype(np.float32)
+        got, want = partner_lengths(tuple(junctions)), all_pairs(*junctions)
+        for g, w in zip(got, want):
+            assert np.array_equal(np.isnan(g), np.isnan(w))
+            assert np.allclose(np.nan_to_num(g), np.nan_to_num(w), atol=1e-3)
+            found += int(np.isfinite(g).sum())
+    assert found > 500
+
+
 def test_each_line_across_a_sides_steps_scores_the_mean_step_under_it():
     # line_scores gathers all lines at once; here each line is walked point by point.
     from vision.plain.find import line_scores

@@ -302,15 +302,34 @@ def partner_lengths(junctions) -> tuple:
     c, u, w = c.astype(np.float32), u.astype(np.float32), w.astype(np.float32)
     # Each junction's two sides, either of which may run back along the side looked at.
     cj, back_j, other_j = np.concatenate([c, c]), np.concatenate([u, w]), np.concatenate([w, u])
-    dx = cj[None, :, 0] - c[:, None, 0]                        # from corner i to junction j
-    dy = cj[None, :, 1] - c[:, None, 1]
+    # Sides are binned by direction (12 bins of 30 degrees): a side running back lies
+    # within 26 degrees of the opposite direction, so only the opposite bin and its two
+    # neighbours are compared (a busy blob has hundreds of junctions).
+    bins = 12
+
+    def direction_bin(v):
+        return (np.floor((np.arctan2(v[:, 1], v[:, 0]) + np.pi) / (2 * np.pi / bins)).astype(np.int64)) % bins
+
+    bin_j = direction_bin(back_j)
     out = []
     for side, other, reach in ((u, w, a), (w, u, b)):
-        along = dx * side[:, None, 0] + dy * side[:, None, 1]
-        ok = (np.abs(dx * side[:, None, 1] - dy * side[:, None, 0]) <= PARTNER_OFF) \
-            & (along >= reach[:, None] - 2.0) & (along <= 1.3 * reach[:, None] + 8.0) \
-            & (side @ back_j.T < -0.9) & (other @ other_j.T > 0.9)
-        length = np.where(ok, along, np.inf).min(axis=1)
+        length = np.full(n, np.inf, np.float32)
+        bin_i = direction_bin(side)
+        for k in np.unique(bin_i):
+            ii = np.nonzero(bin_i == k)[0]
+            opposite = (k + bins // 2) % bins
+            jj = np.nonzero((bin_j == opposite) | (bin_j == (opposite + 1) % bins)
+                            | (bin_j == (opposite - 1) % bins))[0]
+            if len(jj) == 0:
+                continue
+            dx = cj[None, jj, 0] - c[ii, None, 0]               # from corner i to junction j
+            dy = cj[None, jj, 1] - c[ii, None, 1]
+            s, r = side[ii], reach[ii, None]
+            along = dx * s[:, None, 0] + dy * s[:, None, 1]
+            ok = (np.abs(dx * s[:, None, 1] - dy * s[:, None, 0]) <= PARTNER_OFF) \
+                & (along >= r - 2.0) & (along <= 1.3 * r + 8.0) \
+                & (s @ back_j[jj].T < -0.9) & (other[ii] @ other_j[jj].T > 0.9)
+            length[ii] = np.where(ok, along, np.inf).min(axis=1)
         out.append(np.where(np.isfinite(length), length, np.nan).astype(np.float64))
     return out[0], out[1]
 
