@@ -244,8 +244,8 @@ def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12, partners=N
     """Quadrilaterals (N, 4, 2) a corner may belong to: both sides whole when their
     lengths have the deck's proportions; otherwise one side whole and the other from the
     deck's width/height; and the card sizes given (``sizes``: long sides in px). A side
-    is whole as its piece, or to the corner at its far end (``partners``: what
-    ``partner_lengths`` gives for these junctions, worked out here when not given)."""
+    is whole as its piece, and, given ``partners`` (what ``partner_lengths`` gives for
+    these junctions), also to the corner at its far end."""
     c, u, w, a, b = junctions
     if len(c) == 0:
         return np.zeros((0, 4, 2), np.float32)
@@ -258,16 +258,17 @@ def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12, partners=N
         for lu, lw in ((size, size * aspect), (size * aspect, size)):
             lu_, lw_ = np.full_like(a, lu), np.full_like(a, lw)
             opts.append((lu_, lw_, (lu_ >= 0.8 * a) & (lw_ >= 0.8 * b)))
-    # A side whose far corner is a junction too: its length is the distance between the
-    # two corners, which the pieces' own lengths understate by the corners' rounding.
-    pu, pw = partner_lengths(junctions) if partners is None else partners
-    has_u, has_w = np.isfinite(pu), np.isfinite(pw)
-    pu0, pw0 = np.where(has_u, pu, a), np.where(has_w, pw, b)
-    ratio = np.minimum(pu0, pw0) / np.maximum(np.maximum(pu0, pw0), 1e-6)
-    opts.append((pu0, pw0, (has_u & has_w) & (np.abs(ratio - aspect) < tol * aspect)))
-    for lu, lw, ok in ((pu0, pu0 * aspect, has_u), (pu0, pu0 / aspect, has_u),
-                       (pw0 * aspect, pw0, has_w), (pw0 / aspect, pw0, has_w)):
-        opts.append((lu, lw, ok & (lu >= 0.8 * a) & (lw >= 0.8 * b)))
+    if partners is not None:
+        # A side whose far corner is a junction too: its length is the distance between
+        # the two corners, which the pieces' own lengths understate by the corners' rounding.
+        pu, pw = partners
+        has_u, has_w = np.isfinite(pu), np.isfinite(pw)
+        pu0, pw0 = np.where(has_u, pu, a), np.where(has_w, pw, b)
+        ratio = np.minimum(pu0, pw0) / np.maximum(np.maximum(pu0, pw0), 1e-6)
+        opts.append((pu0, pw0, (has_u & has_w) & (np.abs(ratio - aspect) < tol * aspect)))
+        for lu, lw, ok in ((pu0, pu0 * aspect, has_u), (pu0, pu0 / aspect, has_u),
+                           (pw0 * aspect, pw0, has_w), (pw0 / aspect, pw0, has_w)):
+            opts.append((lu, lw, ok & (lu >= 0.8 * a) & (lw >= 0.8 * b)))
     quads = []
     for lu, lw, ok in opts:
         if ok.any():
@@ -1301,7 +1302,10 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
         if sel.sum() < 2:
             continue
         j = corners_of(p0[sel], p1[sel])
-        partners = partner_lengths(j)
+        # Sides to their far corners with the learnt table only: in a single photo (no
+        # table, slanted shapes allowed) they gave outlines of a court's printed frame
+        # and of half a card that passed for the card (tuning photos of the tests).
+        partners = partner_lengths(j) if not photo else None
         for a in aspects:
             quads.append(candidates(j, a, sizes, partners=partners))
     if not quads:
