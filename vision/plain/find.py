@@ -13,7 +13,9 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    or a hand): the edges are cut into straight pieces; two pieces meeting at about a
    right angle near their ends are a card's corner, and a corner with the lengths of its
    sides (or one side and the deck's width/height, or the expected card size) gives a
-   candidate. Candidates with an edge under most of every side go on, one per place.
+   candidate; with the learnt table, a side also reaches to the corner found at its far
+   end (``partner_lengths``: a piece stops short of both rounded corners). Candidates
+   with an edge under most of every side go on, one per place.
 4. *Refine.* Each side is moved to the strongest straight step nearly along it (a
    two-parameter search over lines near the side, at full resolution), the step's place
    is taken to sub-pixel precision, and the corners are the crossings of the four fitted
