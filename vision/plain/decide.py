@@ -427,14 +427,15 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     card = deck.cards[a]
     t = deck.templates[a]
     # The candidate's own print must have its suit's colour.
-    pale = None
+    # Where the colour is in doubt, the card is named only if its shape beats the cards
+    # of its rank in the other colours (``others``) by the sign look (their signs, not
+    # the colour).
+    pale, others = None, None
     if deck.red[a] or deck.other_hue(a):
         ink = _ink_level(faces, deck, a, fine[a])
         colour_ok = ink >= INK_RED
         if not colour_ok and ink >= INK_PALE:
-            # Coloured print paled by a lamp's reflection: named only if the card's shape
-            # beats the cards of its rank in other colours by the sign look (their signs,
-            # not the colour).
+            # Coloured print paled by a lamp's reflection.
             # (A red card of a red and black deck is held to the black cards of its rank
             # whatever colours its calibration learnt.)
             if deck.red[a] and not deck.other_hue(a):
@@ -442,8 +443,6 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
             else:
                 others = [y for y in deck.alike[a] if deck.cards[y].rank == card.rank
                           and deck.colour[y] != deck.colour[a] and not deck.twins(a, y)]
-            pale = {deck.cards[y]: _shape_look(a, y) for y in others}
-            colour_ok = bool(pale) and min(pale.values()) >= MIN_MARGIN
     else:
         mask = read.compared(t.dark_ink)
         view_red = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
@@ -451,15 +450,16 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
         colour_ok = ink <= INK_BLACK
         if not colour_ok and ink < INK_RED:
             # Dark print tinted red, but far less than red print: the light of a red
-            # cloth or a warm lamp falls on the card unlike where it was calibrated. Named
-            # only if the card's shape beats the red cards of its rank met here by the
-            # sign look (their signs, not the colour), as for red print paled by glare.
+            # cloth or a warm lamp falls on the card unlike where it was calibrated. Held
+            # to the red cards of its rank met here, as red print paled by glare is held
+            # to the black ones.
             others = [y for y in fine if deck.cards[y].rank == card.rank and deck.red[y]
                       and not deck.other_hue(y)]
-            pale = {deck.cards[y]: _shape_look(a, y) for y in others}
-            colour_ok = bool(pale) and min(pale.values()) >= MIN_MARGIN
         # (Against a four-colour deck's blue or green cards a black card's colour is
         # judged in its duels with them: ``_colour_share``.)
+    if others is not None:
+        pale = {deck.cards[y]: _shape_look(a, y) for y in others}
+        colour_ok = bool(pale) and min(pale.values()) >= MIN_MARGIN
     # Cover: no cell of the face may differ much from the template.
     va = read.unit(read.aligned(faces[o].soft, t.face.soft.shape, offsets))
     ua = read.unit(read.compared(t.face.soft))

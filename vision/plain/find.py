@@ -252,10 +252,18 @@ def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12, partners=N
     if len(c) == 0:
         return np.zeros((0, 4, 2), np.float32)
     opts = []
-    ratio = np.minimum(a, b) / np.maximum(np.maximum(a, b), 1e-6)
-    opts.append((a, b, np.abs(ratio - aspect) < tol * aspect))
-    for lu, lw in ((a, a * aspect), (a, a / aspect), (b * aspect, b), (b / aspect, b)):
-        opts.append((lu, lw, (lu >= 0.8 * a) & (lw >= 0.8 * b)))
+
+    def whole(lu0, lw0, known_u, known_w):
+        # Both sides as long as given (where both are known) when they have the deck's
+        # proportions; one of them and the other from the deck's width/height.
+        ratio = np.minimum(lu0, lw0) / np.maximum(np.maximum(lu0, lw0), 1e-6)
+        opts.append((lu0, lw0, known_u & known_w & (np.abs(ratio - aspect) < tol * aspect)))
+        for lu, lw, known in ((lu0, lu0 * aspect, known_u), (lu0, lu0 / aspect, known_u),
+                              (lw0 * aspect, lw0, known_w), (lw0 / aspect, lw0, known_w)):
+            opts.append((lu, lw, known & (lu >= 0.8 * a) & (lw >= 0.8 * b)))
+
+    every = np.ones(len(a), bool)
+    whole(a, b, every, every)
     for size in sizes:
         for lu, lw in ((size, size * aspect), (size * aspect, size)):
             lu_, lw_ = np.full_like(a, lu), np.full_like(a, lw)
@@ -265,12 +273,7 @@ def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12, partners=N
         # the two corners, which the pieces' own lengths understate by the corners' rounding.
         pu, pw = partners
         has_u, has_w = np.isfinite(pu), np.isfinite(pw)
-        pu0, pw0 = np.where(has_u, pu, a), np.where(has_w, pw, b)
-        ratio = np.minimum(pu0, pw0) / np.maximum(np.maximum(pu0, pw0), 1e-6)
-        opts.append((pu0, pw0, (has_u & has_w) & (np.abs(ratio - aspect) < tol * aspect)))
-        for lu, lw, ok in ((pu0, pu0 * aspect, has_u), (pu0, pu0 / aspect, has_u),
-                           (pw0 * aspect, pw0, has_w), (pw0 / aspect, pw0, has_w)):
-            opts.append((lu, lw, ok & (lu >= 0.8 * a) & (lw >= 0.8 * b)))
+        whole(np.where(has_u, pu, a), np.where(has_w, pw, b), has_u, has_w)
     quads = []
     for lu, lw, ok in opts:
         if ok.any():
