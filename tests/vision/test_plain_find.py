@@ -128,7 +128,7 @@ def test_two_plain_cards_touching_at_a_corner_are_found_by_their_free_corners(an
     # White on white, where one card's corner lies on the other there is no step: the
     # two make one blob, and each card is looked for by its corners. A side's own piece
     # stops short of both rounded corners, so a card completed from its pieces' lengths
-    # was a tenth too small and never found; completed to the junction at each side's
+    # came out several per cent small and was not found; completed to the junction at each side's
     # far end it is (a card on the Blender world's burgundy cloth, 10H on a JD, was so).
     s, (w, h) = 4, (640, 480)
     big = np.full((h * s, w * s, 3), 40, np.uint8)
