@@ -71,6 +71,31 @@ def _shaded_red(frame, strength=1.0):
     return np.clip(f, 0, 255).astype(np.uint8)
 
 
+def test_black_print_redder_than_light_tints_it_is_not_named_black():
+    # Dark print made redder still (blue and green taken out of it too): past INK_TINT
+    # it is as red as a red card's print seen badly (a phone photo's foreshortened K♦
+    # showed 0.43 and was named K♠ by its shape), so the card is refused whatever its
+    # shape says; up to it, the shape decides as above.
+    from vision.plain.decide import INK_TINT
+    cv2.setNumThreads(1)
+    deck = art_deck("oxygen-white")
+    rng = np.random.default_rng([7, 3])
+    session = vs.draw_session(rng, "tuning", "cloth", size=(640, 480), design="oxygen-white")
+    seen = []
+    for card in ["QS", "KC", "10S", "AS", "JS"]:
+        places, _ = vs.frame_placements(session, rng, "alone", cards=[card])
+        frame, _ = vs.compose(session, places, rng)
+        f = frame.astype(np.float32)
+        dark = (255.0 - f.mean(axis=2)) / 255.0
+        f[..., 2] += 255.0 * dark
+        f[..., :2] *= 1 - 0.3 * dark[..., None]
+        for s in recognize_plain(np.clip(f, 0, 255).astype(np.uint8), deck):
+            seen.append((card, s.card, s.detail["ink"]))
+    assert all(got is None for _, got, ink in seen if ink > INK_TINT), seen
+    assert all(str(got) == card for card, got, ink in seen if got is not None), seen
+    assert any(ink > INK_TINT for _, _, ink in seen) and any(got is not None for _, got, _ in seen), seen
+
+
 def test_black_cards_whose_dark_print_looks_reddish_are_read_by_their_shape():
     # Tinted so, the black cards' print shows 0.26-0.31 of the red cards' redness, over
     # the 0.2 that black print may show: refused for their colour before, they are named

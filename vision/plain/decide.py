@@ -25,7 +25,7 @@
 4. The candidate is named only when it matches well (``MIN_SCORE``), wins every duel
    by ``MIN_MARGIN`` (its twin by more on a small card: ``twin_margin``), its print has its suit's colour
    (or, for red print paled by glare, its shape beats the black cards of its rank; for
-   black print tinted by a red light, the red cards of its rank),
+   black print tinted by a red light, the red cards of its rank; by ``twin_margin``),
    and no part of the face differs from its template in grey or colour (a finger, a coaster: ``MAX_CELL``,
    ``MAX_TINT``), and neither it nor a card it met closely is set aside by the deck's
    calibration (``PlainDeck.held``). Otherwise the reading is a refusal with a reason.
@@ -97,13 +97,19 @@ INK_RED = 0.5
 """A red card's print shows at least this share of its template's redness ..."""
 INK_BLACK = 0.2
 """... and a black card's at most this share (measured on the red card's print); up to
-``INK_RED`` when its shape beats the red cards of its rank (dark print tinted by a red
+``INK_TINT`` when its shape beats the red cards of its rank (dark print tinted by a red
 cloth's or a warm lamp's light)."""
+INK_TINT = 0.4
+"""Most redness (as ``INK_RED``) of a black card's print judged by its shape: dark print
+tinted by the light showed 0.24-0.35 (the Blender world's burgundy cloth), while a red
+card seen badly (a phone photo's foreshortened K♦, 80 px long, its print off the
+template's) showed 0.43 and was named K♠ by a shape look of 0.42: more red than this is
+refused."""
 INK_PALE = 0.1
 """Least redness (share of the template's, as ``INK_RED``) of print that a lamp's
 reflection may have paled: a red card whose print shows less than ``INK_RED`` but at
 least this is judged by its shape against the black cards of its rank (it must beat
-them by the close look, by ``MIN_MARGIN``); less is black print. (On tuning sessions,
+them by the close look, by ``twin_margin``); less is black print. (On tuning sessions,
 red cards under glare showed 0.06-1.3, 39 of 286 under 0.5 and 8 of them under 0.1;
 where a black card was seen, a red card of its rank whose redness there reached 0.1,
 e.g. a court card's robe, lost the close look to the black cards by 0.44 or more,
@@ -448,7 +454,7 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
         view_red = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
         ink = float(view_red[mask].mean()) / max(deck.red_level, 1e-3) if mask.any() else 0.0
         colour_ok = ink <= INK_BLACK
-        if not colour_ok and ink < INK_RED:
+        if not colour_ok and ink <= INK_TINT:
             # Dark print tinted red, but far less than red print: the light of a red
             # cloth or a warm lamp falls on the card unlike where it was calibrated. Held
             # to the red cards of its rank met here, as red print paled by glare is held
@@ -458,8 +464,9 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
         # (Against a four-colour deck's blue or green cards a black card's colour is
         # judged in its duels with them: ``_colour_share``.)
     if others is not None:
+        # The sign look between cards of one rank, as between twins: by more on a small card.
         pale = {deck.cards[y]: _shape_look(a, y) for y in others}
-        colour_ok = bool(pale) and min(pale.values()) >= MIN_MARGIN
+        colour_ok = bool(pale) and min(pale.values()) >= twin_margin(card_px)
     # Cover: no cell of the face may differ much from the template.
     va = read.unit(read.aligned(faces[o].soft, t.face.soft.shape, offsets))
     ua = read.unit(read.compared(t.face.soft))

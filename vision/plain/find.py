@@ -14,15 +14,18 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    right angle near their ends are a card's corner, and a corner with the lengths of its
    sides (or one side and the deck's width/height, or the expected card size) gives a
    candidate; with the learnt table, a side also reaches to the corner found at its far
-   end (``partner_lengths``: a piece stops short of both rounded corners). Candidates
-   with an edge under most of every side go on, one per place.
+   end (``partner_lengths``: a piece stops short of both rounded corners); in a single
+   photo, a corner whose two sides both reach their far corners gives a candidate used
+   only where no other outline lies (``FAR_CLEAR``). Candidates with an edge under most
+   of every side go on, one per place.
 4. *Refine.* Each side is moved to the strongest straight step nearly along it (a
    two-parameter search over lines near the side, at full resolution), the step's place
    is taken to sub-pixel precision, and the corners are the crossings of the four fitted
    lines: rounded corners do not pull them in.
 5. *Verify.* Every side must lie on a step over ``MIN_SUPPORT`` of its length (a step of
-   ``STEP`` that stands ``PEAK`` times above the table just outside), the shape must be
-   the deck's, and opposite sides nearly equal. With the learnt table, an outline whose
+   ``STEP`` that stands ``PEAK`` times above the table just outside; asked for a lone
+   card's photo in which none was found, one side over less: ``LENIENT_SUPPORT``), the
+   shape must be the deck's, and opposite sides nearly equal. With the learnt table, an outline whose
    sides are steps the empty table has too is the table's (a box printed on the mat).
    Then each side is seated on the card's paper (``seat_on_paper``): moved outward to
    where the card's light rim ends, when the strongest step was its print's edge.
@@ -242,12 +245,14 @@ def junctions_of_pairs(p0: np.ndarray, u: np.ndarray, length: np.ndarray, i: np.
     return corner[ok], ui[ok], uj[ok], a[ok], b[ok]
 
 
-def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12, partners=None) -> np.ndarray:
+def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12, partners=None,
+               only_partners: bool = False) -> np.ndarray:
     """Quadrilaterals (N, 4, 2) a corner may belong to: both sides whole when their
     lengths have the deck's proportions; otherwise one side whole and the other from the
     deck's width/height; and the card sizes given (``sizes``: long sides in px). A side
     is whole as its piece, and, given ``partners`` (what ``partner_lengths`` gives for
-    these junctions), also to the corner at its far end."""
+    these junctions), also to the corner at its far end; ``only_partners``: only those
+    with both sides to their far corners (three of the card's corners seen)."""
     c, u, w, a, b = junctions
     if len(c) == 0:
         return np.zeros((0, 4, 2), np.float32)
@@ -258,13 +263,16 @@ def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12, partners=N
         # proportions; one of them and the other from the deck's width/height.
         ratio = np.minimum(lu0, lw0) / np.maximum(np.maximum(lu0, lw0), 1e-6)
         opts.append((lu0, lw0, known_u & known_w & (np.abs(ratio - aspect) < tol * aspect)))
+        if only_partners:
+            return
         for lu, lw, known in ((lu0, lu0 * aspect, known_u), (lu0, lu0 / aspect, known_u),
                               (lw0 * aspect, lw0, known_w), (lw0 / aspect, lw0, known_w)):
             opts.append((lu, lw, known & (lu >= 0.8 * a) & (lw >= 0.8 * b)))
 
     every = np.ones(len(a), bool)
-    whole(a, b, every, every)
-    for size in sizes:
+    if not only_partners:
+        whole(a, b, every, every)
+    for size in (() if only_partners else sizes):
         for lu, lw in ((size, size * aspect), (size * aspect, size)):
             lu_, lw_ = np.full_like(a, lu), np.full_like(a, lw)
             opts.append((lu_, lw_, (lu_ >= 0.8 * a) & (lw_ >= 0.8 * b)))
@@ -956,11 +964,12 @@ def _hull_quad(hull: np.ndarray, points: Optional[np.ndarray] = None) -> Optiona
 
 
 def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf, veto=None, free=None,
-            slant: float = 0.0):
+            slant: float = 0.0, lenient: bool = False):
     """Refined, checked outlines from rough quadrilaterals (clockwise, frame px). ``slant``
     (degrees, with the deck's ``aspect``): an outline whose proportions are not the deck's
     passes the shape check too when it is the deck's card seen at up to that slant
-    (``seen_slant``)."""
+    (``seen_slant``). ``lenient``: one side may lie on a step over less of its length
+    (``LENIENT_SUPPORT``)."""
     if len(quads) == 0:
         return []
     owners = np.zeros(len(quads), np.int64) if owners is None else np.asarray(owners)
@@ -981,15 +990,26 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
         return []
     support, contrast = side_support(colour, refined, veto=veto)
     good = support >= MIN_SUPPORT
+    if lenient and veto is None:
+        least, mean = LENIENT_SUPPORT
+        sides = _side_fractions(colour, refined)
+        good = (support >= least) & (sides.mean(axis=1) >= mean)
     return [Outline(_start_top_left(q), float(s), float(c), blob=int(b))
             for q, s, c, b in zip(refined[good], support[good], contrast[good], owners[good])]
+
+
+LENIENT_SUPPORT = (0.6, 0.85)
+"""With ``find_outlines(lenient=True)`` (a calibration photo in which no card was found
+otherwise), the least fraction of any one side, and of the four sides on average, that
+must lie on a step: a light card on light marble, a tile's grout and the stone's dark
+veins running along one side, showed 0.62-0.78 there and 0.94-1.0 on the others."""
 
 
 def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(),
                   mask: Optional[np.ndarray] = None, stats: Optional[dict] = None,
                   min_long: float = MIN_LONG_SIDE, max_long: float = np.inf,
                   table=None, faint: bool = False, slant: float = 0.0, work_width: int = WORK_WIDTH,
-                  edge_maps: Optional[tuple] = None) -> list:
+                  edge_maps: Optional[tuple] = None, lenient: bool = False) -> list:
     """Card-shaped outlines in a BGR frame (see the module's description).
 
     ``aspect`` is the deck's width/height (None: any card from 0.55 to 0.82 is looked
@@ -1001,8 +1021,13 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     grey levels), for a calibration frame in which a card lies but none was found.
     ``work_width``: the width the frame is looked at (wider: small cards in a large
     photo keep their sides, at more cost). ``edge_maps``: ``edge_map`` of the frame at
-    that width with these thresholds, when the caller has made it already (left as it is)."""
+    that width with these thresholds, when the caller has made it already (left as it is).
+    ``lenient``: in a single photo, outlines of the first two tiers pass with one side on
+    a step over less of its length (``LENIENT_SUPPORT``): for a calibration photo of one
+    card in which none was found otherwise (its results are then checked against the
+    other cards' shape and size, and read back)."""
     h, w = frame_bgr.shape[:2]
+    lenient = lenient and table is None
     scale = min(1.0, work_width / w)
     edges, chroma = edge_maps if edge_maps is not None else \
         edge_map(frame_bgr, scale, FAINT_CANNY if faint else (CANNY_LOW, CANNY_HIGH))
@@ -1061,7 +1086,8 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         plausible = (ratio > 0.45) & (long_side >= min_long)
         # Each outline is first owned by its piece, then by the piece's blob.
         outlines += _verify(colour, quads[plausible], aspect, min_long, reach=4.0,
-                            owners=np.nonzero(plausible)[0], max_long=max_long, veto=veto, free=free, slant=slant)
+                            owners=np.nonzero(plausible)[0], max_long=max_long, veto=veto, free=free, slant=slant,
+                            lenient=lenient)
     verified = {o.blob for o in outlines}
     for o in outlines:
         o.blob = piece_blob[o.blob]
@@ -1073,11 +1099,13 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     # Tier 2: blobs that are not one clean card (a card touching a mat line, another card,
     # a hand, wood grain): look for cards by their corners.
     messy = [i for i in big if i not in solved]
+    far_corners: list = []
     if stats is not None:
         stats.update(blobs=len(big), tier1=len(outlines), messy=len(messy))
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
-                                   min_long, both_all, stats, max_long, veto, free, photo=table is None, slant=slant)
+                                   min_long, both_all, stats, max_long, veto, free, photo=table is None, slant=slant,
+                                   far_corners=far_corners, lenient=lenient)
     if veto is not None and outlines and _has_picture(table):
         outlines = _not_the_tables(outlines, colour, table)
         outlines = seat_on_paper(colour, outlines, table, aspect, min_long, max_long)
@@ -1086,7 +1114,19 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     if table is None and outlines:
         outlines = grow_outlines(frame_bgr, outlines, aspect, min_long, max_long, slant=slant)
         outlines = pull_in_outlines(frame_bgr, outlines, aspect, min_long, max_long, slant=slant)
+    if far_corners:
+        # Outlines whose sides run to their far corners, where no other outline lies:
+        # two light cards touching at a corner (one blob, each card's sides cut short by
+        # the rounded corners) are each found by their free corners.
+        far_corners = _merge(far_corners, frame_bgr)
+        outlines += [o for o in far_corners
+                     if all(_overlap(o.corners, k.corners) < FAR_CLEAR for k in outlines)]
     return _merge(outlines, frame_bgr if table is None else None)
+
+
+FAR_CLEAR = 0.1
+"""In a single photo, an outline found by its far corners is used only where it overlaps
+every other outline by less than this fraction of the smaller one's area."""
 
 
 FAINT_PLACE_CARDS = 3
@@ -1288,7 +1328,12 @@ def photo_aspects(aspect: Optional[float]) -> list:
 
 
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
-                   both_all, stats, max_long=np.inf, veto=None, free=None, photo=False, slant=0.0):
+                   both_all, stats, max_long=np.inf, veto=None, free=None, photo=False, slant=0.0,
+                   far_corners=None, lenient=False):
+    """Tier 2: outlines completed from the corners of the ``messy`` blobs. In a single
+    photo (``photo``), the outlines whose sides run to their far corners are verified
+    apart and added to ``far_corners`` (a list), not returned: they are used only where
+    nothing else was found (``find_outlines``)."""
     p0, p1 = segments(edges, scale)
     c0, c1 = segments(chroma, scale / 2, MIN_SEGMENT / 2)
     p0, p1 = np.concatenate([p0, c0]), np.concatenate([p1, c1])
@@ -1301,23 +1346,39 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
     aspects = [aspect] if aspect else [0.64, 0.71]
     if photo:
         aspects = photo_aspects(aspect)
-    quads = []
+    quads, far = [], []
     for i in messy:
         sel = lab == i
         if sel.sum() < 2:
             continue
         j = corners_of(p0[sel], p1[sel])
-        # Sides to their far corners with the learnt table only: in a single photo (no
-        # table, slanted shapes allowed) they gave outlines of a court's printed frame
-        # and of half a card that passed for the card (tuning photos of the tests).
-        partners = partner_lengths(j) if not photo else None
+        partners = partner_lengths(j)
         for a in aspects:
-            quads.append(candidates(j, a, sizes, partners=partners))
+            if photo:
+                # In a single photo (no table, slanted shapes allowed) sides to their far
+                # corners gave outlines of a court's printed frame and of half a card that
+                # passed for the card (tuning photos of the tests): they are kept apart.
+                quads.append(candidates(j, a, sizes))
+                if far_corners is not None:
+                    far.append(candidates(j, a, partners=partners, only_partners=True))
+            else:
+                quads.append(candidates(j, a, sizes, partners=partners))
+    if far:
+        far_corners += _corner_outlines(np.concatenate(far), colour, both_all, scale, aspect, min_long,
+                                        max_long, veto, free, photo, slant, lenient=lenient)
     if not quads:
         return []
-    quads = np.concatenate(quads)
+    return _corner_outlines(np.concatenate(quads), colour, both_all, scale, aspect, min_long, max_long,
+                            veto, free, photo, slant, stats, lenient=lenient)
+
+
+def _corner_outlines(quads, colour, both_all, scale, aspect, min_long, max_long, veto, free, photo, slant,
+                     stats=None, lenient=False) -> list:
+    """The outlines among corner candidates ``quads``: whole in the frame, of a card's
+    size, on edges for most of their sides, and verified."""
     if len(quads) == 0:
         return []
+    h, w = colour.shape[:2]
     _, long_side, _ = quad_shape(quads)
     inside = (quads.min(axis=(1, 2)) >= 1) & (quads[:, :, 0].max(axis=1) <= w - 2) \
         & (quads[:, :, 1].max(axis=1) <= h - 2)
@@ -1335,13 +1396,14 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
         stats["corner candidates"] = len(quads)
     _, long_side, _ = quad_shape(quads)
     reach = float(np.clip(0.05 * np.median(long_side), 3, 8))
-    out = _verify(colour, quads, aspect, min_long, reach=reach, max_long=max_long, veto=veto, free=free, slant=slant)
+    out = _verify(colour, quads, aspect, min_long, reach=reach, max_long=max_long, veto=veto, free=free, slant=slant,
+                  lenient=lenient)
     if photo:
         # A single photo, perhaps taken at a slant: a corner completed to a parallelogram
         # misses a large card's far corner by more than that reach (its far side is
         # shorter by up to a tenth), so the sides are also looked for further out.
         out += _verify(colour, quads, aspect, min_long, max_long=max_long, veto=veto, free=free, slant=slant,
-                       reach=float(np.clip(PHOTO_REACH * np.median(long_side), 3, PHOTO_REACH_MAX)))
+                       reach=float(np.clip(PHOTO_REACH * np.median(long_side), 3, PHOTO_REACH_MAX)), lenient=lenient)
     return out
 
 
