@@ -269,13 +269,13 @@ def candidates(junctions, aspect: float, sizes=(), tol: float = 0.12, partners=N
                               (lw0 * aspect, lw0, known_w), (lw0 / aspect, lw0, known_w)):
             opts.append((lu, lw, known & (lu >= 0.8 * a) & (lw >= 0.8 * b)))
 
-    every = np.ones(len(a), bool)
     if not only_partners:
+        every = np.ones(len(a), bool)
         whole(a, b, every, every)
-    for size in (() if only_partners else sizes):
-        for lu, lw in ((size, size * aspect), (size * aspect, size)):
-            lu_, lw_ = np.full_like(a, lu), np.full_like(a, lw)
-            opts.append((lu_, lw_, (lu_ >= 0.8 * a) & (lw_ >= 0.8 * b)))
+        for size in sizes:
+            for lu, lw in ((size, size * aspect), (size * aspect, size)):
+                lu_, lw_ = np.full_like(a, lu), np.full_like(a, lw)
+                opts.append((lu_, lw_, (lu_ >= 0.8 * a) & (lw_ >= 0.8 * b)))
     if partners is not None:
         # A side whose far corner is a junction too: its length is the distance between
         # the two corners, which the pieces' own lengths understate by the corners' rounding.
@@ -583,8 +583,9 @@ def _crossings(p: np.ndarray, d: np.ndarray) -> tuple:
     return p1 + t[..., None] * d1, det
 
 
-def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) -> tuple:
-    """Per quadrilateral, the least fraction over its sides of points where the side
+def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None, per_side: bool = False) -> tuple:
+    """Per quadrilateral, the least fraction over its sides (``per_side``: each side's
+    fraction, (Q, 4)) of points where the side
     lies on a step: at least ``STEP`` within a pixel of the side, and at least ``PEAK``
     times the steps 3-7 px outside it (so that a noisy cloth or wood grain does not pass
     for an edge); and the median step. Points on the empty table's own edges (``veto``:
@@ -602,7 +603,8 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) 
     beside = np.median(st[..., 5:], axis=3)
     ok = (at >= STEP) & (at >= PEAK * beside)
     if veto is None:
-        return ok.mean(axis=2).min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
+        frac = ok.mean(axis=2)
+        return frac if per_side else frac.min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
     vmap, vscale = veto[:2]
     seen = sample(vmap, base * vscale) < 0.5
     if len(veto) > 2 and veto[2] is not None:
@@ -621,7 +623,7 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None) 
     n_seen = seen.sum(axis=2)
     frac = (ok & seen).sum(axis=2) / np.maximum(n_seen, 1)
     frac = np.where(n_seen >= MIN_SEEN * n, frac, 0.0)
-    return frac.min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
+    return frac if per_side else frac.min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
 
 
 TABLE_SAME = 12.0
@@ -988,11 +990,11 @@ def _verify(colour, quads, aspect, min_long, reach, owners=None, max_long=np.inf
     refined, owners = refined[ok], owners[ok]
     if len(refined) == 0:
         return []
-    support, contrast = side_support(colour, refined, veto=veto)
+    sides, contrast = side_support(colour, refined, veto=veto, per_side=True)
+    support = sides.min(axis=1)
     good = support >= MIN_SUPPORT
     if lenient and veto is None:
         least, mean = LENIENT_SUPPORT
-        sides = _side_fractions(colour, refined)
         good = (support >= least) & (sides.mean(axis=1) >= mean)
     return [Outline(_start_top_left(q), float(s), float(c), blob=int(b))
             for q, s, c, b in zip(refined[good], support[good], contrast[good], owners[good])]
@@ -1568,11 +1570,7 @@ the edge (a light margin is not perfectly even in a noisy, blurred photo)."""
 def _side_fractions(colour: np.ndarray, quads: np.ndarray, n: int = 32) -> np.ndarray:
     """(Q, 4): for each side, the fraction of its points lying on a step (as
     :func:`side_support` judges a point)."""
-    offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0, 5.0, 6.0, 7.0], np.float32)
-    _, _, _, st = step_profiles(colour, quads, offsets, n, 0.1, 0.9)
-    at = st[..., :5].max(axis=3)
-    beside = np.median(st[..., 5:], axis=3)
-    return ((at >= STEP) & (at >= PEAK * beside)).mean(axis=2)
+    return side_support(colour, quads, n, per_side=True)[0]
 
 
 def _moved_out(q: np.ndarray, d: np.ndarray) -> np.ndarray:
