@@ -974,20 +974,23 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
     its corners are added to ``lit``, and an outline found there again later is the
     table's too, never taken for a card: with a card lying within the lit opening, the
     finder may see only the opening's outline, and its face is not the card's."""
-    from vision.plain.find import (MIN_LONG_SIDE, WORK_WIDTH, _merge, edge_map, find_outlines, kept,
-                                   region_outlines, table_own)
+    from vision.plain.find import (MIN_LONG_SIDE, WORK_WIDTH, _merge, change_outlines, edge_map, find_outlines,
+                                   kept, region_outlines, table_own)
     kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
     # The finder's edge map (at the usual thresholds) is the one ``_edges_of_own`` looks at
     # below: made once, here.
     maps = None if faint else edge_map(frame, min(1.0, WORK_WIDTH / frame.shape[1]))
     outlines = find_outlines(frame, aspect, table=table, faint=faint, edge_maps=maps, **kw)
     if not outlines and not faint and table is not None and table.busy:
-        # On a busy table (carpet, terrazzo, a woven mat) the card's sides are lost among
-        # the table's own edges: it is looked for as a region unlike the table, whose
-        # sides are then checked as any outline's. (Also where almost nothing seems to
-        # differ: a white card on a light terrazzo differs from it in a few cells only.)
-        outlines = _merge(region_outlines(frame, min(1.0, WORK_WIDTH / frame.shape[1]), aspect,
-                                          kw.get("min_long", MIN_LONG_SIDE), kw.get("max_long", np.inf)))
+        # On a busy table (carpet, terrazzo, a woven mat, a printed cloth) the card's sides
+        # are lost among the table's own edges: it is looked for as a place that differs
+        # from the empty table pixel by pixel, then as a region unlike the table, whose
+        # sides are checked as any outline's. (Also where almost nothing seems to differ: a
+        # white card on a light terrazzo differs from it in a few cells only.)
+        least = kw.get("min_long", MIN_LONG_SIDE)
+        outlines = change_outlines(frame, table, aspect, least, kw.get("max_long", np.inf)) \
+            or _merge(region_outlines(frame, min(1.0, WORK_WIDTH / frame.shape[1]), aspect, least,
+                                      kw.get("max_long", np.inf)))
     lit = [] if lit is None else lit
     if outlines and table is not None and table.busy:
         # On a busy table, shapes of its own (terrazzo chips, a carpet's pattern) can

@@ -18,6 +18,9 @@ KINDS = ("berber", "grain", "sisal", "terrazzo")
 PATTERNS = ("gingham", "stripes", "plaid")
 """Printed cloths of our own (``tune:<pattern>``), for tuning the reader on patterned
 tables; not part of the busy split (whose sessions stay the same)."""
+PRINTS = ("camouflage",)
+"""Printed cloths of our own with large blobs of dark colour on a light ground
+(``tune:camouflage``), for tuning the live reader on busy prints; in no group."""
 GROUPS = {"busy": tuple(f"tune:{k}" for k in KINDS), "patterned": tuple(f"tune:{k}" for k in PATTERNS),
           "white-mat-busy": tuple(f"mat:A4:white:tune:{k}" for k in KINDS),
           "light": ("cloth:linen", "cloth:ivory", "felt:linen", "felt:ivory")}
@@ -82,8 +85,10 @@ def texture(kind: str, shape, ppm: float, rng) -> np.ndarray:
         img *= (1.0 + 0.05 * _blur_noise(rng, shape, 0.5 * ppm))[:, :, None]
     elif kind in PATTERNS:
         img = _pattern(kind, shape, ppm, rng)
+    elif kind == "camouflage":
+        img = _camouflage(shape, ppm, rng)
     else:
-        raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(KINDS + PATTERNS)}")
+        raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(KINDS + PATTERNS + PRINTS)}")
     return img
 
 
@@ -117,6 +122,28 @@ def _pattern(kind: str, shape, ppm: float, rng) -> np.ndarray:
     return cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.4)
 
 
+def _camouflage(shape, ppm: float, rng) -> np.ndarray:
+    """A light ground (cream, sand or pale grey) printed with crisp irregular blobs, tens
+    of millimetres across, of a dark colour, some of them holding blobs of a second, and
+    small dots of a third, on a faint weave."""
+    h, w = shape
+    ground = np.array(rng.choice([[175, 190, 200], [160, 185, 205], [185, 185, 180]]), np.float32)
+    dark = np.array(rng.choice([[35, 35, 35], [40, 60, 45], [60, 45, 35]]), np.float32)
+    second = np.array(rng.choice([[40, 35, 110], [60, 90, 60], [90, 110, 130]]), np.float32)
+    third = np.array(rng.choice([[60, 110, 50], [50, 50, 140], [150, 120, 60]]), np.float32)
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = ground
+    blobs = _blur_noise(rng, shape, rng.uniform(6.0, 10.0) * ppm)
+    img[blobs > 0.4] = dark
+    inner = _blur_noise(rng, shape, rng.uniform(3.0, 5.0) * ppm)
+    img[(blobs > 0.4) & (inner > 1.0)] = second
+    dots = _blur_noise(rng, shape, 1.5 * ppm)
+    img[dots > 2.6] = third
+    img = cv2.GaussianBlur(img, (0, 0), max(0.4, 0.15 * ppm))
+    weave = ((np.add.outer(np.arange(h), np.arange(w)) // max(1, int(round(ppm)))) % 2).astype(np.float32)
+    return img * (1.0 + 0.03 * weave + 0.03 * _blur_noise(rng, shape, 0.5 * ppm))[:, :, None]
+
+
 @contextlib.contextmanager
 def registered():
     """The renderer knows ``tune:<kind>`` surfaces inside this block."""
@@ -126,7 +153,7 @@ def registered():
     def parse(spec):
         if isinstance(spec, str) and spec.startswith("tune:"):
             kind = spec.split(":", 1)[1]
-            if kind not in KINDS + PATTERNS:
+            if kind not in KINDS + PATTERNS + PRINTS:
                 raise ss.SurfaceError(f"unknown tuning texture {spec!r}")
             return "tune", [kind]
         return orig_parse(spec)

@@ -762,6 +762,57 @@ def test_a_card_with_a_frame_printed_inside_it_is_found_alone_on_a_gingham_cloth
     assert len(found) == 1 and _corner_shift(found[0].corners, np.asarray(truth[0]["corners"], np.float32)) < 5
 
 
+def _on_camouflage(seed: int, angle: float, card: bool = True):
+    """A tuning camouflage print (``tune:camouflage``: dark blobs on a light ground) seen
+    by a fixed camera, with a plain card (150 px long, a few red pips) lying on it whose
+    rim is a 2 px band of the ground's grey, as a card's edge in shade: its step lies at
+    the rim's inner side over the ground and at its outer side over the blobs, so that
+    its sides break where they cross a blob's edge. ``(frame, empty table, corners)``;
+    without ``card``, the empty table seen again."""
+    from bench.plain_tuning import textures
+    from tests.vision.test_plain_find import _plain_card
+    s, (w, h) = 4, (640, 480)
+    rng = np.random.default_rng(seed)
+    cloth = np.clip(textures.texture("camouflage", (h * s, w * s), 4.0 * s / 3, rng), 0, 255).astype(np.uint8)
+    big = cloth.copy()
+    outline, corners = _plain_card(angle, 150, 0.05, (w / 2 + 20, h / 2 - 10), s)
+    if card:
+        centre = outline.mean(axis=0)
+        cv2.fillPoly(big, [np.round(outline * 16).astype(np.int32)], (150, 160, 165), cv2.LINE_AA, shift=4)
+        inner = centre + (outline - centre) * (1 - 2.0 / (150 * 0.73 / 2))
+        cv2.fillPoly(big, [np.round(inner * 16).astype(np.int32)], (225, 228, 230), cv2.LINE_AA, shift=4)
+        span = outline.max(axis=0) - outline.min(axis=0)
+        for f in (0.3, 0.5, 0.7):
+            for g in (0.35, 0.65):
+                pip = centre + (np.array([f, g]) - 0.5) * 0.48 * span
+                cv2.circle(big, tuple(int(v) for v in pip), 5 * s, (40, 40, 200), -1, cv2.LINE_AA)
+
+    def shot(img, k):
+        f = cv2.GaussianBlur(cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA), (0, 0), 0.7)
+        return np.clip(f + np.random.default_rng([seed, k]).normal(0, 2, f.shape), 0, 255).astype(np.uint8)
+    return shot(big, 1), shot(cloth, 2), corners
+
+
+@pytest.mark.parametrize("seed,angle", [(1, 0), (7, 17), (9, 0), (10, 17), (12, 40)])
+def test_a_card_on_a_camouflage_print_is_found_alone_as_what_differs_from_the_table(seed, angle):
+    # Its sides break into short pieces where they cross the print's blobs, and no
+    # corner gives the card: the pass never took the first card (a Blender camouflage
+    # table). Every pixel of it differs from the table's under it, by more than the
+    # print's own steps do when the camera shakes by a pixel: that place is the card.
+    from vision.deck_calibration import _corner_shift, _outlines_alone
+    from vision.plain.background import TableModel
+    from vision.plain.find import change_outlines, find_outlines
+    frame, empty, corners = _on_camouflage(seed, angle)
+    table = TableModel()
+    table.learn(empty)
+    assert table.busy and find_outlines(frame, None, table=table) == []
+    found = _outlines_alone(frame, table)
+    assert len(found) == 1 and _corner_shift(found[0].corners, np.float32(corners)) < 5
+    # The table seen again, with fresh noise, is no card.
+    again = _on_camouflage(seed, angle, card=False)[0]
+    assert change_outlines(again, table, None, 50.0) == [] and _outlines_alone(again, table) == []
+
+
 @needs_art
 def test_a_card_the_check_does_not_read_back_is_taken_again_once(monkeypatch):
     # The check refuses the jack of hearts (no other card guessed): its face may have been

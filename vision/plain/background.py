@@ -77,6 +77,10 @@ HIDDEN_CHROMA = 8
 over orange pine differs, a mat's grey line beside a card keeps the table's colour. (Set, not
 tuned: with it the tuning replays' readings did not change, and the pine table's did as
 with a reach that took no account of colour.)"""
+CHANGE_SHIFT = 1
+"""``difference`` compares each pixel with the empty table's pixels up to this far (half-size
+work px) from it, and keeps the least difference: a camera that shakes by a pixel, and a
+busy pattern's steps, make no difference."""
 SAME_GREY = 40
 """A pixel differing from the table by more grey levels than this has changed (a mat line
 hidden by a card changes by far more; a card's blur spilling over a line beside it,
@@ -110,6 +114,8 @@ class TableModel:
         self._busy = False
         self._dense: Optional[np.ndarray] = None
         self._last_fg: Optional[tuple] = None       # (frame, a sample of it, its foreground)
+        self._version = 0                           # counts the changes of ``mean``
+        self._half: Optional[tuple] = None          # (version, padded half-size YCrCb of ``mean``)
         # A calibration pass sets this to 0: there a card whose corner is vetoed is
         # taken from a later frame (on the tuning pine table, two of three live passes
         # with an earlier reach, blind to colour, set aside cards made without it).
@@ -149,6 +155,7 @@ class TableModel:
             cv2.accumulateWeighted(small, self.coarse, k)
         self.edges = None      # made again from the new picture when next needed
         self.updates = 0
+        self._version += 1
 
     def _coarse(self, work: np.ndarray) -> np.ndarray:
         h, w = work.shape[:2]
@@ -269,6 +276,59 @@ class TableModel:
         out[ys[off], xs[off]] = True
         return out
 
+    def difference(self, frame: np.ndarray) -> Optional[np.ndarray]:
+        """How much each place of ``frame`` differs in colour from the empty table (float32,
+        at half the model's working size; YCrCb units, chroma doubled), pixel by pixel:
+        the least difference from the table's pixels within ``CHANGE_SHIFT``, once the
+        frame's light is matched to the table's (per channel, a gain and an offset fitted
+        where ``foreground`` finds nothing). None before learning or for a frame of
+        another size.
+
+        The coarse ``foreground`` cells allow for a busy table's own variation within a
+        cell (a camouflage print's cream and black): a white card lying over both
+        differs there by less than that allowance, though pixel by pixel it differs from
+        the table under it (on a Blender camouflage table, by 18 or more at 19 of 20 of
+        its pixels; the empty table seen again, by at most 11 at 999 of 1,000).
+
+        >>> import numpy as np
+        >>> table = TableModel()
+        >>> empty = np.zeros((64, 64, 3), np.uint8); empty[:, ::8] = 200    # stripes
+        >>> table.learn(empty)
+        >>> frame = empty.copy(); frame[16:48, 16:40] = 150
+        >>> d = table.difference(frame)
+        >>> bool(d[16, 14] > 40), bool(d[2, 2] < 5)
+        (True, True)
+        """
+        if not self.ready or self.shape != frame.shape[:2]:
+            return None
+        work = _work(frame)
+        wh, ww = work.shape[:2]
+        half = (max(1, ww // 2), max(1, wh // 2))
+        if self._half is None or self._half[0] != self._version:
+            ref = _ycc(cv2.resize(np.clip(self.mean, 0, 255).astype(np.uint8), half, interpolation=cv2.INTER_AREA))
+            s = CHANGE_SHIFT
+            self._half = (self._version, cv2.copyMakeBorder(ref, s, s, s, s, cv2.BORDER_REPLICATE))
+        padded = self._half[1]
+        ycc = _ycc(cv2.resize(work, half, interpolation=cv2.INTER_AREA))
+        fg = cv2.resize(self._foreground_of(frame), half, interpolation=cv2.INTER_NEAREST)
+        s = CHANGE_SHIFT
+        ref = padded[s:s + half[1], s:s + half[0]]
+        table = fg[::2, ::2] == 0
+        if table.sum() >= 50:
+            for ch in range(3):
+                x, y = ycc[::2, ::2, ch][table], ref[::2, ::2, ch][table]
+                vx = float(x.var())
+                gain = float(np.clip(((x - x.mean()) * (y - y.mean())).mean() / vx, 0.6, 1.6)) if vx > 1.0 else 1.0
+                ycc[:, :, ch] = gain * ycc[:, :, ch] + float(np.median(y - gain * x))
+        least = None
+        ones = np.ones((1, 3), np.float32)
+        for dy in range(-s, s + 1):
+            for dx in range(-s, s + 1):
+                diff = cv2.absdiff(ycc, padded[s + dy:s + dy + half[1], s + dx:s + dx + half[0]])
+                d = cv2.transform(cv2.multiply(diff, diff), ones)
+                least = d if least is None else cv2.min(least, d)
+        return cv2.sqrt(least)
+
     def _matched(self, ycc: np.ndarray, ref: np.ndarray, like: np.ndarray) -> np.ndarray:
         out = ycc.copy()
         if like.sum() < 50:
@@ -342,6 +402,7 @@ class TableModel:
                 still_work = cv2.resize(still, (ww, wh), interpolation=cv2.INTER_NEAREST)
                 cv2.accumulateWeighted(work.astype(np.float32), self.mean,
                                        1 - (1 - LEARN_RATE) ** FINE_EVERY, mask=still_work)
+                self._version += 1
             if self.updates % EDGE_REFRESH == 0:
                 self._refresh_edges()
         h, w = frame.shape[:2]

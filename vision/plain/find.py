@@ -39,6 +39,10 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    for further out (``PHOTO_REACH``); given ``slant`` (``recognize`` on a photo), an
    outline of other proportions than the deck's passes when it is the deck's card seen at
    up to that slant (``seen_slant``).
+7. *Busy tables* (with the learnt table, ``TableModel.busy``: a carpet, a printed
+   cloth): where the frame differs from the table and no outline explains it, places
+   that differ from the empty table pixel by pixel (``change_outlines``) and regions
+   unlike the table (``region_outlines``) are proposed, checked as in 5.
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
@@ -1039,10 +1043,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     veto = None
     table_edges = table.table_edges(frame_bgr) if table is not None and table.ready else None
     if table_edges is not None and table_edges.shape == edges.shape:
-        # Steps on (or within two pixels of) the empty table's own edges, where the table
-        # still shows them, are the table's: they neither make nor verify a card's side.
-        veto = (cv2.dilate(table_edges, np.ones((3, 3), np.uint8)).astype(np.float32) / 255.0, scale,
-                table.mean if _has_picture(table) and table.mean.shape[:2] == edges.shape else None)
+        veto = _table_veto(table, table_edges, scale)
         # Edges the table shows still are left out of the edge map; where a card now
         # hides a mat line, its own edge along it stays.
         keep = cv2.bitwise_not(table_edges)
@@ -1126,6 +1127,14 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     return _merge(outlines, frame_bgr if table is None else None)
 
 
+def _table_veto(table, table_edges: np.ndarray, scale: float) -> tuple:
+    """The ``veto`` of ``side_support`` from the empty table's own edges still seen in a
+    frame (``TableModel.table_edges``, work size): steps on (or within two pixels of)
+    them are the table's, and neither make nor verify a card's side."""
+    return (cv2.dilate(table_edges, np.ones((3, 3), np.uint8)).astype(np.float32) / 255.0, scale,
+            table.mean if _has_picture(table) and table.mean.shape[:2] == table_edges.shape else None)
+
+
 FAR_CLEAR = 0.1
 """In a single photo, an outline found by its far corners is used only where it overlaps
 every other outline by less than this fraction of the smaller one's area."""
@@ -1202,12 +1211,14 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
         rest = [p for p in places if not p[0]
                 or not any(cv2.pointPolygonTest(o.corners.astype(np.float32), p[1], False) >= 0 for o in found)]
     if busy and rest:
-        # On a busy table (carpet, terrazzo) fainter edges are mostly more of its texture:
-        # the card is looked for as a region unlike the table where the faint edges found
+        # On a busy table (carpet, terrazzo, a printed cloth) fainter edges are mostly more
+        # of its texture: the card is looked for as a place that differs from the table
+        # pixel by pixel, and as a region unlike the table, where the faint edges found
         # none (on grained wood a place may seem plain and still need it).
-        found = found + _merge(region_outlines(frame_bgr, min(1.0, WORK_WIDTH / w), aspect,
-                                               kw.get("min_long", MIN_LONG_SIDE), kw.get("max_long", np.inf),
-                                               mask=near(rest)))
+        least, most = kw.get("min_long", MIN_LONG_SIDE), kw.get("max_long", np.inf)
+        found = found + _merge(change_outlines(frame_bgr, table, aspect, least, most, mask=near(rest))
+                               + region_outlines(frame_bgr, min(1.0, WORK_WIDTH / w), aspect, least, most,
+                                                 mask=near(rest)))
     new = [o for o in found if all(_overlap(o.corners, p.corners) < 0.3 for p in outlines)]
     return _merge(list(outlines) + new) if new else outlines
 
@@ -1871,10 +1882,12 @@ SMOOTH_LEVELS = (0.25, 0.4)
 spread of lightness is below these fractions of the photo's median are looked at too."""
 
 
-def mask_quads(masks, kernel, min_area: float, scale: float) -> list:
+def mask_quads(masks, kernel, min_area: float, scale: float, boxes: bool = False) -> list:
     """Four-cornered outlines (frame coordinates: a mask's over ``scale``) of the solid
     shapes of each mask: closed, holes filled, thin bits opened away; shapes smaller than
-    ``min_area`` or touching the mask's edge are left out."""
+    ``min_area`` or touching the mask's edge are left out. ``boxes``: a shape whose hull
+    is no quadrilateral (a card with a bump of the table's beside a corner) gives its
+    least rectangle."""
     rough = []
     for m in masks:
         eh, ew = m.shape
@@ -1889,9 +1902,62 @@ def mask_quads(masks, kernel, min_area: float, scale: float) -> list:
             if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
                 continue
             q = _hull_quad(cv2.convexHull(c), c)
+            if q is None and boxes:
+                q = cv2.boxPoints(cv2.minAreaRect(c)).astype(np.float32)
             if q is not None:
                 rough.append(q / scale)
     return rough
+
+
+CHANGE_LEVEL = 16.0
+"""``change_outlines``: a place differs from the empty table where its pixels differ by more
+than this (``TableModel.difference``; YCrCb units, chroma doubled). On the tuning camouflage
+print (a Blender table), the empty table's own frames differed by at most 11 at 999 pixels
+in 1,000; cards lying on it by at least 18 at 19 pixels in 20."""
+
+
+CHANGE_JOIN = 9
+"""Pieces of a changed place this close (half-size work px) are also looked at as one."""
+
+
+def change_outlines(frame_bgr: np.ndarray, table, aspect: Optional[float], min_long: float,
+                    max_long: float = np.inf, mask: Optional[np.ndarray] = None) -> list:
+    """Outlines of card-sized places that differ from the learnt empty table pixel by pixel
+    (``TableModel.difference`` above ``CHANGE_LEVEL``), each checked as any other outline:
+    on a busy table (a camouflage print) a card's sides are lost among the table's own
+    edges and its coarse cells, but every pixel of a light card differs from the table's
+    under it. ``mask`` (uint8, frame size): where to look."""
+    diff = table.difference(frame_bgr) if table is not None else None
+    if diff is None:
+        return []
+    changed = (diff > CHANGE_LEVEL).astype(np.uint8)
+    eh, ew = changed.shape
+    if mask is not None:
+        changed &= (cv2.resize(mask, (ew, eh), interpolation=cv2.INTER_NEAREST) > 0).astype(np.uint8)
+    # A thin line (a shadow's rim, a thread) goes; the card's print unlike its paper
+    # leaves holes, filled by ``mask_quads``.
+    changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    scale = ew / frame_bgr.shape[1]
+    # A card whose paper is the table's colour (ivory on a cream print) differs only where
+    # it hides the print's darker blobs, and by its own print: those pieces, joined,
+    # make the card's shape too.
+    joined = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (CHANGE_JOIN,) * 2))
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    rough = mask_quads([changed, joined], k, (min_long * scale) ** 2 * 0.4, scale, boxes=True)
+    if not rough:
+        return []
+    quads = clockwise(np.stack(rough).astype(np.float32))
+    ratio, long_side, _ = quad_shape(quads)
+    quads = quads[(ratio > 0.45) & (long_side >= min_long * 0.9) & (long_side <= max_long * 1.1)]
+    if len(quads) == 0:
+        return []
+    # Its rim is cut at half size: the sides are refined to the step nearby, and steps of
+    # the table's own (a blob of the print beside a side) neither move nor verify them.
+    work_scale = min(1.0, WORK_WIDTH / frame_bgr.shape[1])
+    table_edges = table.table_edges(frame_bgr)
+    veto = _table_veto(table, table_edges, work_scale) if table_edges is not None else None
+    return _merge(_verify(frame_bgr, quads, aspect, min_long, reach=float(np.clip(2.0 / scale, 3, 8)),
+                          max_long=max_long, free=ANY_CARD, veto=veto))
 
 
 def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=None, slant=0.0) -> list:
