@@ -172,6 +172,23 @@ def _ink_share(faces, deck, red: int, black: int, entry) -> Optional[float]:
     return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
 
 
+def _red_alone_share(faces, deck, red: int, black: int, entry) -> Optional[float]:
+    """Where the red card ``red`` has red print and the black card ``black`` has none (red
+    or other coloured print) either way up: how red the view is there, as a share of how
+    red that print is in the red card's template. For two cards whose prints hardly
+    overlap (a small red heart, a large spade seen grey), so that ``_ink_share`` says
+    nothing: a view of the black card shows no red there. None when there are too few
+    such pixels."""
+    _, o, offsets = entry
+    t = deck.templates[red]
+    theirs = deck.templates[black].red_ink
+    mask = read.compared(t.red_ink & ~(theirs | theirs[::-1, ::-1]))
+    if mask.sum() < MIN_INK_PIXELS:
+        return None
+    view = read.aligned(faces[o].redness, t.face.soft.shape, offsets)
+    return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
+
+
 def _colour_share(faces, deck, x: int, y: int, entry) -> Optional[float]:
     """For two cards printed in different colours other than red against black (a
     four-colour deck's blue diamonds or green clubs; ``x`` coloured): how much the view's
@@ -283,6 +300,15 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
                 inks[(red, black)] = (_ink_share if red_black else _colour_share)(faces, deck, red, black,
                                                                                   fine[red])
             share = inks[(red, black)]
+            if share is None and red_black:
+                # Prints that share too little to compare (the black card's print seen
+                # grey, not dark): a view as red as the red card's print where the black
+                # card has no red is the red card (black print never turns red; a
+                # reflection only pales red print, so a pale view settles nothing here).
+                alone = _red_alone_share(faces, deck, red, black, fine[red])
+                if alone is not None and alone >= INK_RED:
+                    duels[(x, y)] = 1.0 if x == red else -1.0
+                    return duels[(x, y)]
             if share is not None and (share >= INK_RED or share <= INK_BLACK):
                 duels[(x, y)] = 1.0 if (share >= INK_RED) == (x == red) else -1.0
                 if share <= INK_BLACK:
