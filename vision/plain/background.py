@@ -304,22 +304,19 @@ class TableModel:
         work = _work(frame)
         wh, ww = work.shape[:2]
         half = (max(1, ww // 2), max(1, wh // 2))
+        s = CHANGE_SHIFT
         if self._half is None or self._half[0] != self._version:
-            ref = _ycc(cv2.resize(np.clip(self.mean, 0, 255).astype(np.uint8), half, interpolation=cv2.INTER_AREA))
-            s = CHANGE_SHIFT
-            self._half = (self._version, cv2.copyMakeBorder(ref, s, s, s, s, cv2.BORDER_REPLICATE))
+            mean = _ycc(cv2.resize(np.clip(self.mean, 0, 255).astype(np.uint8), half, interpolation=cv2.INTER_AREA))
+            self._half = (self._version, cv2.copyMakeBorder(mean, s, s, s, s, cv2.BORDER_REPLICATE))
         padded = self._half[1]
         ycc = _ycc(cv2.resize(work, half, interpolation=cv2.INTER_AREA))
         fg = cv2.resize(self._foreground_of(frame), half, interpolation=cv2.INTER_NEAREST)
-        s = CHANGE_SHIFT
         ref = padded[s:s + half[1], s:s + half[0]]
         table = fg[::2, ::2] == 0
         if table.sum() >= 50:
             for ch in range(3):
-                x, y = ycc[::2, ::2, ch][table], ref[::2, ::2, ch][table]
-                vx = float(x.var())
-                gain = float(np.clip(((x - x.mean()) * (y - y.mean())).mean() / vx, 0.6, 1.6)) if vx > 1.0 else 1.0
-                ycc[:, :, ch] = gain * ycc[:, :, ch] + float(np.median(y - gain * x))
+                gain, offset = _gain_and_offset(ycc[::2, ::2, ch][table], ref[::2, ::2, ch][table])
+                ycc[:, :, ch] = gain * ycc[:, :, ch] + offset
         least = None
         ones = np.ones((1, 3), np.float32)
         for dy in range(-s, s + 1):
@@ -338,10 +335,8 @@ class TableModel:
         xx, yy = xx / w - 0.5, yy / h - 0.5
         for ch in range(3):
             x, y = ycc[:, :, ch][like], ref[:, :, ch][like]
-            vx = float(x.var())
-            gain = float(((x - x.mean()) * (y - y.mean())).mean() / vx) if vx > 1.0 else 1.0
-            gain = float(np.clip(gain, 0.6, 1.6))
-            out[:, :, ch] = gain * ycc[:, :, ch] + float(np.median(y - gain * x))
+            gain, offset = _gain_and_offset(x, y)
+            out[:, :, ch] = gain * ycc[:, :, ch] + offset
             # A lamp at one side, a window's daylight: the light changes across the table,
             # brighter at one end than the other. A gain and an offset that vary linearly
             # across the frame are fitted to what the single gain leaves (slightly held
@@ -409,6 +404,16 @@ class TableModel:
         out = cv2.resize(fg_work, (w, h), interpolation=cv2.INTER_NEAREST)
         self._last_fg = (frame, _sample(frame), out)
         return out
+
+
+def _gain_and_offset(x: np.ndarray, y: np.ndarray) -> tuple:
+    """The gain (least squares, held to 0.6-1.6; 1 where ``x`` hardly varies) and the
+    offset (the median of what is left) that take one channel's values ``x`` of a frame
+    to the table's ``y`` at the same places."""
+    vx = float(x.var())
+    gain = float(((x - x.mean()) * (y - y.mean())).mean() / vx) if vx > 1.0 else 1.0
+    gain = float(np.clip(gain, 0.6, 1.6))
+    return gain, float(np.median(y - gain * x))
 
 
 def _sample(frame: np.ndarray) -> np.ndarray:

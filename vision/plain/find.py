@@ -1191,6 +1191,9 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
     if not places:
         return outlines
 
+    def explained(place, by) -> bool:
+        return any(cv2.pointPolygonTest(o.corners.astype(np.float32), place[1], False) >= 0 for o in by)
+
     def near(chosen) -> np.ndarray:
         m = np.zeros((h, w), np.uint8)
         for _, _, (x0, y0, x1, y1) in chosen:
@@ -1208,8 +1211,7 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
             # The faint edges of the mat's own printed boxes are no card's, as on a plain
             # table (``_not_the_tables``).
             found = [o for o, x in zip(found, table_own(found, frame_bgr, table.mean), strict=True) if not x]
-        rest = [p for p in places if not p[0]
-                or not any(cv2.pointPolygonTest(o.corners.astype(np.float32), p[1], False) >= 0 for o in found)]
+        rest = [p for p in places if not p[0] or not explained(p, found)]
     if busy and rest:
         # On a busy table (carpet, terrazzo, a printed cloth) fainter edges are mostly more
         # of its texture: the card is looked for as a place that differs from the table
@@ -1219,8 +1221,7 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
         changed = change_outlines(frame_bgr, table, aspect, least, most, mask=near(rest))
         # The region finder (about 60 ms of CPU a 640x480 frame) looks only where the
         # difference found no card.
-        rest = [p for p in rest
-                if not any(cv2.pointPolygonTest(o.corners.astype(np.float32), p[1], False) >= 0 for o in changed)]
+        rest = [p for p in rest if not explained(p, changed)]
         regions = region_outlines(frame_bgr, min(1.0, WORK_WIDTH / w), aspect, least, most,
                                   mask=near(rest)) if rest else []
         found = found + _merge(changed + regions)
