@@ -975,7 +975,7 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
     table's too, never taken for a card: with a card lying within the lit opening, the
     finder may see only the opening's outline, and its face is not the card's."""
     from vision.plain.find import (MIN_LONG_SIDE, WORK_WIDTH, _merge, change_outlines, edge_map, find_outlines,
-                                   kept, region_outlines, table_own)
+                                   kept, region_outlines, table_own, unexplained_change)
     kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
     # The finder's edge map (at the usual thresholds) is the one ``_edges_of_own`` looks at
     # below: made once, here.
@@ -991,6 +991,19 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
         outlines = change_outlines(frame, table, aspect, least, kw.get("max_long", np.inf)) \
             or _merge(region_outlines(frame, min(1.0, WORK_WIDTH / frame.shape[1]), aspect, least,
                                       kw.get("max_long", np.inf)))
+    elif not faint and table is not None:
+        # Where the frame differs from the empty table and no outline covers it, a card's
+        # sides were lost, or found only in part, among the table's own edges (a print's
+        # blobs too large for a busy table): the card is looked for there as a place that
+        # differs pixel by pixel.
+        least = kw.get("min_long", MIN_LONG_SIDE)
+        most = kw.get("max_long", np.inf)
+        place = unexplained_change(frame, table, outlines, least,
+                                   0.6 * (most if np.isfinite(most) else 2 * least))
+        if place is not None:
+            more = change_outlines(frame, table, aspect, least, most, mask=place)
+            if more:
+                outlines = _merge(outlines + more)
     lit = [] if lit is None else lit
     if outlines and table is not None and table.busy:
         # On a busy table, shapes of its own (terrazzo chips, a carpet's pattern) can

@@ -762,18 +762,19 @@ def test_a_card_with_a_frame_printed_inside_it_is_found_alone_on_a_gingham_cloth
     assert len(found) == 1 and _corner_shift(found[0].corners, np.asarray(truth[0]["corners"], np.float32)) < 5
 
 
-def _on_camouflage(seed: int, angle: float, card: bool = True):
+def _on_camouflage(seed: int, angle: float, card: bool = True, blobs: float = 1.0):
     """A tuning camouflage print (``tune:camouflage``: dark blobs on a light ground) seen
     by a fixed camera, with a plain card (150 px long, a few red pips) lying on it whose
     rim is a 2 px band of the ground's grey, as a card's edge in shade: its step lies at
     the rim's inner side over the ground and at its outer side over the blobs, so that
     its sides break where they cross a blob's edge. ``(frame, empty table, corners)``;
-    without ``card``, the empty table seen again."""
+    without ``card``, the empty table seen again. ``blobs``: the print's scale (2: blobs
+    twice as large)."""
     from bench.plain_tuning import textures
     from tests.vision.test_plain_find import _plain_card
     s, (w, h) = 4, (640, 480)
     rng = np.random.default_rng(seed)
-    cloth = np.clip(textures.texture("camouflage", (h * s, w * s), 4.0 * s / 3, rng), 0, 255).astype(np.uint8)
+    cloth = np.clip(textures.texture("camouflage", (h * s, w * s), blobs * 4.0 * s / 3, rng), 0, 255).astype(np.uint8)
     big = cloth.copy()
     outline, corners = _plain_card(angle, 150, 0.05, (w / 2 + 20, h / 2 - 10), s)
     if card:
@@ -811,6 +812,30 @@ def test_a_card_on_a_camouflage_print_is_found_alone_as_what_differs_from_the_ta
     # The table seen again, with fresh noise, is no card.
     again = _on_camouflage(seed, angle, card=False)[0]
     assert change_outlines(again, table, None, 50.0) == [] and _outlines_alone(again, table) == []
+
+
+@pytest.mark.parametrize("seed,angle,blobs", [(1, 17, 2.5), (7, 17, 1.8), (12, 0, 1.8)])
+def test_a_card_on_a_print_of_large_blobs_is_found_where_the_table_differs_and_no_outline_covers_it(
+        seed, angle, blobs):
+    # A print whose blobs are large is no busy table (its edges cover little of it), so
+    # the whole frame is not looked at pixel by pixel; still the card's sides break where
+    # they cross a blob (a Blender camouflage table: 2 of 7 cards found alone, one of
+    # them only in part). The place that differs and that no outline covers is looked at.
+    from vision.deck_calibration import _corner_shift, _outlines_alone
+    from vision.plain.background import TableModel
+    from vision.plain.find import faint_outlines, find_outlines
+    frame, empty, corners = _on_camouflage(seed, angle, blobs=blobs)
+    table = TableModel()
+    table.learn(empty)
+    assert not table.busy and find_outlines(frame, None, table=table) == []
+    found = _outlines_alone(frame, table)
+    assert len(found) == 1 and _corner_shift(found[0].corners, np.float32(corners)) < 5
+    # In play too, the card is found in the place its outline left unexplained.
+    kw = dict(sizes=(150.0,), min_long=0.85 * 150, max_long=1.18 * 150)
+    played = faint_outlines(frame, table.foreground(frame, update=False), [], 0.73, table, **kw)
+    assert len(played) == 1 and _corner_shift(played[0].corners, np.float32(corners)) < 5
+    again = _on_camouflage(seed, angle, card=False, blobs=blobs)[0]
+    assert _outlines_alone(again, table) == []
 
 
 @needs_art

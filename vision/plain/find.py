@@ -39,10 +39,11 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    for further out (``PHOTO_REACH``); given ``slant`` (``recognize`` on a photo), an
    outline of other proportions than the deck's passes when it is the deck's card seen at
    up to that slant (``seen_slant``).
-7. *Busy tables* (with the learnt table, ``TableModel.busy``: a carpet, a printed
-   cloth): where the frame differs from the table and no outline explains it, places
-   that differ from the empty table pixel by pixel (``change_outlines``) and regions
-   unlike the table (``region_outlines``) are proposed, checked as in 5.
+7. *Places no outline explains* (with the learnt table): where the frame differs from
+   the table and no outline covers it (a card's sides broken by a print's blobs), places
+   that differ from the empty table pixel by pixel (``change_outlines``) are proposed,
+   and on busy tables (``TableModel.busy``: a carpet, a printed cloth) regions unlike the
+   table (``region_outlines``) too, checked as in 5.
 
 >>> import numpy as np
 >>> find_outlines(np.zeros((120, 160, 3), np.uint8), aspect=0.7)
@@ -1153,10 +1154,11 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
     frame's edge (a hand and arm reach in across it) and no larger than a few cards
     (``FAINT_PLACE_CARDS``), the cards are looked for again with faint edges
     (``find_outlines(faint=True)``) near it. Frames
-    without such places (every card found, a hand) cost almost nothing more. On a busy
-    table (``table.busy``) such a place is looked at as a region unlike the table, unless
-    it lies on a plain part of it (``on_plain``: a white mat laid on a carpet) and its
-    card is found there by faint edges."""
+    without such places (every card found, a hand) cost almost nothing more. Where the
+    faint edges find no card there (on a busy table, ``table.busy``, unless the place lies
+    on a plain part of it, ``on_plain``: a white mat laid on a carpet), the place is
+    looked at as one that differs from the empty table pixel by pixel
+    (``change_outlines``) and, on a busy table, as a region unlike the table."""
     h, w = foreground.shape[:2]
     k = 4                                  # looked at coarsely: the mask is coarse anyway
     left = np.ascontiguousarray(foreground[::k, ::k])
@@ -1212,18 +1214,21 @@ def faint_outlines(frame_bgr: np.ndarray, foreground: np.ndarray, outlines: list
             # table (``_not_the_tables``).
             found = [o for o, x in zip(found, table_own(found, frame_bgr, table.mean), strict=True) if not x]
         rest = [p for p in places if not p[0] or not explained(p, found)]
-    if busy and rest:
-        # On a busy table (carpet, terrazzo, a printed cloth) fainter edges are mostly more
-        # of its texture: the card is looked for as a place that differs from the table
-        # pixel by pixel, and as a region unlike the table, where the faint edges found
-        # none (on grained wood a place may seem plain and still need it).
+    if rest and _has_picture(table):
+        # Where the faint edges found no card, it is looked for as a place that differs
+        # from the table pixel by pixel: on a busy table (carpet, terrazzo, a printed
+        # cloth) fainter edges are mostly more of its texture, and a print whose blobs are
+        # too large for a busy table breaks a card's sides as well (on grained wood a place
+        # may seem plain and still need it).
         least, most = kw.get("min_long", MIN_LONG_SIDE), kw.get("max_long", np.inf)
         changed = change_outlines(frame_bgr, table, aspect, least, most, mask=near(rest))
-        # The region finder (about 60 ms of CPU a 640x480 frame) looks only where the
-        # difference found no card.
-        rest = [p for p in rest if not explained(p, changed)]
-        regions = region_outlines(frame_bgr, min(1.0, WORK_WIDTH / w), aspect, least, most,
-                                  mask=near(rest)) if rest else []
+        regions = []
+        if busy:
+            # And as a region unlike the table; the region finder (about 60 ms of CPU a
+            # 640x480 frame) looks only where the difference found no card.
+            rest = [p for p in rest if not explained(p, changed)]
+            regions = region_outlines(frame_bgr, min(1.0, WORK_WIDTH / w), aspect, least, most,
+                                      mask=near(rest)) if rest else []
         found = found + _merge(changed + regions)
     new = [o for o in found if all(_overlap(o.corners, p.corners) < 0.3 for p in outlines)]
     return _merge(list(outlines) + new) if new else outlines
@@ -1924,6 +1929,46 @@ in 1,000; cards lying on it by at least 18 at 19 pixels in 20."""
 
 CHANGE_JOIN = 9
 """Pieces of a changed place this close (half-size work px) are also looked at as one."""
+
+
+CHANGE_LEFT = 0.12
+"""``unexplained_change``: a changed place that no outline covers is looked into when it is
+at least this fraction of a square of the least card's long side (a card's rim left beside
+its outline, a shadow's edge, are thin and opened away; a piece of a card found as an
+outline leaves more: the 122 px piece of a 155 px card, 0.15)."""
+
+
+def unexplained_change(frame_bgr: np.ndarray, table, outlines: list, min_long: float,
+                       reach: float) -> Optional[np.ndarray]:
+    """Where (uint8 mask, frame size; None for nowhere) the frame differs from the learnt
+    empty table pixel by pixel (``TableModel.difference`` above ``CHANGE_LEVEL``) in a
+    place that none of ``outlines`` covers, with ``reach`` px round it: a card whose sides
+    were lost, or found only in part, among a print's own edges (a camouflage cloth whose
+    blobs are too large for the table to count as busy)."""
+    diff = table.difference(frame_bgr) if _has_picture(table) else None
+    if diff is None:
+        return None
+    changed = (diff > CHANGE_LEVEL).astype(np.uint8)
+    eh, ew = changed.shape
+    scale = ew / frame_bgr.shape[1]
+    for o in outlines:
+        c = np.round(o.corners * scale).astype(np.int32)
+        cv2.fillConvexPoly(changed, c, 0)
+        cv2.polylines(changed, [c], True, 0, 3)
+    changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    cs, _ = cv2.findContours(changed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    least = CHANGE_LEFT * (min_long * scale) ** 2
+    h, w = frame_bgr.shape[:2]
+    mask = None
+    for c in cs:
+        if cv2.contourArea(c) < least:
+            continue
+        x, y, bw, bh = cv2.boundingRect(c)
+        mask = np.zeros((h, w), np.uint8) if mask is None else mask
+        x0, y0 = int(max(0, x / scale - reach)), int(max(0, y / scale - reach))
+        x1, y1 = int(min(w, (x + bw) / scale + reach)), int(min(h, (y + bh) / scale + reach))
+        mask[y0:y1, x0:x1] = 255
+    return mask
 
 
 def change_outlines(frame_bgr: np.ndarray, table, aspect: Optional[float], min_long: float,
