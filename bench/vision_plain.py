@@ -32,10 +32,11 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import re
 import statistics
 import sys
 import time
-from typing import Callable
+from typing import Callable, Optional
 
 import cv2
 import numpy as np
@@ -83,6 +84,23 @@ def reader_for(deck, empty_frames=()) -> Callable:
     return read
 
 
+def taken_before_failing(error: Optional[str], messages) -> int:
+    """How many cards a failed calibration pass had taken: as its error says ("(3 of 24
+    cards taken)"), else one fewer than the cards it asked for (a request to move a card
+    or to show it again is no new card).
+
+    >>> said = ["show the nine of spades (9S) alone, face up"] + 3 * [
+    ...     "the nine of spades (9S) is not seen clearly there: move it a little, alone, face up"]
+    >>> taken_before_failing(None, said), taken_before_failing("... (0 of 24 cards taken)", said)
+    (0, 0)
+    """
+    said = re.search(r"\((\d+) of \d+ cards taken\)", error or "")
+    if said:
+        return int(said.group(1))
+    asked = {vs.card_asked(m) for m in messages if m.startswith("show the ")} - {None}
+    return max(0, len(asked) - 1)
+
+
 def calibrate_through_camera(session, rng, cards=DECK, stable: int = 5):
     """One live calibration pass: ``(deck or None, report)``."""
     from vision.deck_calibration import CalibrationError, calibrate_live
@@ -94,9 +112,7 @@ def calibrate_through_camera(session, rng, cards=DECK, stable: int = 5):
         error = None
     except (CalibrationError, ValueError, RuntimeError) as exc:
         deck, faces, error = None, {}, str(exc)
-    # Each card the reader asked for after the first means one taken; a failed pass
-    # returns no faces, so count the reader's requests.
-    taken = len(faces) if deck is not None else max(0, min(cam.asked, len(cards) + 1) - 1)
+    taken = len(faces) if deck is not None else taken_before_failing(error, cam.messages)
     read_back = len(deck.check["ok"]) if deck is not None and getattr(deck, "check", None) else None
     return deck, {"ok": deck is not None, "error": error, "cards_taken": taken, "read_back": read_back,
                   "held": [str(c) for c in deck.held] if deck is not None else [],

@@ -223,3 +223,16 @@ def test_a_live_pass_sets_aside_the_cards_its_check_cannot_tell_apart(need_art, 
                 seen[str(t["card"])] = sg
     assert seen["10H"].card is None and "set aside" in seen["10H"].reason
     assert str(seen["9S"].card) == "9S" and str(seen["KS"].card) == "KS"
+
+
+def test_a_failed_pass_counts_the_cards_it_took_not_its_requests():
+    # A pass that never took its first card asked four times (the card, then three times to
+    # move it): none was taken, as its error says, and as its requests show.
+    said = ["show the nine of spades (9S) alone, face up"] + 3 * [
+        "the nine of spades (9S) is not seen clearly there: move it a little, alone, face up"]
+    assert vp.taken_before_failing("the camera stopped while waiting for the nine of spades "
+                                   "(0 of 24 cards taken)", said) == 0
+    assert vp.taken_before_failing(None, said) == 0
+    said += ["show the nine of clubs (9C) alone, face up", "show the nine of spades (9S) again, alone, face up",
+             "show the jack of hearts (JH) alone, face up"]
+    assert vp.taken_before_failing(None, said) == 2
