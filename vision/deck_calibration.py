@@ -998,8 +998,7 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
         # differs pixel by pixel.
         least = kw.get("min_long", MIN_LONG_SIDE)
         most = kw.get("max_long", np.inf)
-        place = unexplained_change(frame, table, outlines, least,
-                                   0.6 * (most if np.isfinite(most) else 2 * least))
+        place = unexplained_change(frame, table, outlines, least, most)
         if place is not None:
             more = change_outlines(frame, table, aspect, least, most, mask=place)
             if more:

@@ -116,6 +116,7 @@ class TableModel:
         self._last_fg: Optional[tuple] = None       # (frame, a sample of it, its foreground)
         self._version = 0                           # counts the changes of ``mean``
         self._half: Optional[tuple] = None          # (version, padded half-size YCrCb of ``mean``)
+        self._last_diff: Optional[tuple] = None     # (frame, its foreground, version, a sample, difference)
         # A calibration pass sets this to 0: there a card whose corner is vetoed is
         # taken from a later frame (on the tuning pine table, two of three live passes
         # with an earlier reach, blind to colour, set aside cards made without it).
@@ -301,6 +302,14 @@ class TableModel:
         """
         if not self.ready or self.shape != frame.shape[:2]:
             return None
+        # One frame's difference is asked for more than once (calibration looks for places
+        # no outline covers, then for cards there): kept for the same frame, foreground
+        # and table (callers read it, never change it).
+        seen = self._foreground_of(frame)
+        last = self._last_diff
+        if last is not None and last[0] is frame and last[1] is seen and last[2] == self._version \
+                and np.array_equal(last[3], _sample(frame)):
+            return last[4]
         work = _work(frame)
         wh, ww = work.shape[:2]
         half = (max(1, ww // 2), max(1, wh // 2))
@@ -310,7 +319,7 @@ class TableModel:
             self._half = (self._version, cv2.copyMakeBorder(mean, s, s, s, s, cv2.BORDER_REPLICATE))
         padded = self._half[1]
         ycc = _ycc(cv2.resize(work, half, interpolation=cv2.INTER_AREA))
-        fg = cv2.resize(self._foreground_of(frame), half, interpolation=cv2.INTER_NEAREST)
+        fg = cv2.resize(seen, half, interpolation=cv2.INTER_NEAREST)
         ref = padded[s:s + half[1], s:s + half[0]]
         table = fg[::2, ::2] == 0
         if table.sum() >= 50:
@@ -324,7 +333,9 @@ class TableModel:
                 diff = cv2.absdiff(ycc, padded[s + dy:s + dy + half[1], s + dx:s + dx + half[0]])
                 d = cv2.transform(cv2.multiply(diff, diff), ones)
                 least = d if least is None else cv2.min(least, d)
-        return cv2.sqrt(least)
+        out = cv2.sqrt(least)
+        self._last_diff = (frame, seen, self._version, _sample(frame), out)
+        return out
 
     def _matched(self, ycc: np.ndarray, ref: np.ndarray, like: np.ndarray) -> np.ndarray:
         out = ycc.copy()

@@ -1939,12 +1939,13 @@ outline leaves more: the 122 px piece of a 155 px card, 0.15)."""
 
 
 def unexplained_change(frame_bgr: np.ndarray, table, outlines: list, min_long: float,
-                       reach: float) -> Optional[np.ndarray]:
+                       max_long: float = np.inf) -> Optional[np.ndarray]:
     """Where (uint8 mask, frame size; None for nowhere) the frame differs from the learnt
     empty table pixel by pixel (``TableModel.difference`` above ``CHANGE_LEVEL``) in a
-    place that none of ``outlines`` covers, with ``reach`` px round it: a card whose sides
-    were lost, or found only in part, among a print's own edges (a camouflage cloth whose
-    blobs are too large for the table to count as busy)."""
+    place that none of ``outlines`` covers, with up to 0.6 of the largest card's long side
+    round it (as in ``faint_outlines``): a card whose sides were lost, or found only in
+    part, among a print's own edges (a camouflage cloth whose blobs are too large for the
+    table to count as busy)."""
     diff = table.difference(frame_bgr) if _has_picture(table) else None
     if diff is None:
         return None
@@ -1958,6 +1959,7 @@ def unexplained_change(frame_bgr: np.ndarray, table, outlines: list, min_long: f
     changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     cs, _ = cv2.findContours(changed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     least = CHANGE_LEFT * (min_long * scale) ** 2
+    reach = 0.6 * (max_long if np.isfinite(max_long) else 2 * min_long)
     h, w = frame_bgr.shape[:2]
     mask = None
     for c in cs:
