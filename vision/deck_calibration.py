@@ -544,6 +544,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     faces, sizes, views, crops = {}, {}, {}, {}
     frame_h = [1]
     lit = []        # blank outlines seen: shapes of the table lit by the room (see _blank)
+    relit_cards = set()    # cards found only once the change of light was taken out
 
     def take(card: Card, again: bool = False) -> None:
         """Ask for the card and take it once it lies still (see above)."""
@@ -557,6 +558,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         waited = moves = 0             # still frames the card has lain there untaken; times moved
         steady = False                 # nothing has moved since the card was last found
         before = None
+        relit_found = []               # outlines found so (kept: compared by identity)
         others = {c: f for c, f in faces.items() if c != card}
         other_sizes = {c: v for c, v in sizes.items() if c != card}
         while True:
@@ -593,6 +595,9 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                 # with fainter edges, before what differs may pass for a change of light
                 # (such a card's print can be faint too).
                 outlines = _outlines_alone(frame, table, faint=True, **hints)
+                if not outlines and seen_empty and waited >= RELIT_AFTER:
+                    outlines = _outlines_alone(frame, table, faint=True, relit=True, **hints)
+                    relit_found.extend(o.corners for o in outlines)
             if not outlines:
                 if steady and recent:
                     # Nothing has moved since the card was found lying there: it still
@@ -622,6 +627,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             if still:
                 break
         faces[card] = _average_face(still)
+        if any(q is r for _, q in still for r in relit_found):
+            relit_cards.add(card)
         sizes[card] = float(np.median([_long_side(q) for _, q in still])) / still[0][0].shape[0]
         crops[card] = [_crop(f, q, table) for f, q in still[-SECOND_LOOK:]]
         # The next frames (the card still lying there, the sensor's noise new) are the
@@ -695,6 +702,9 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                 take_again(card)
             continue
         deck = build_deck(faces, name=name, card_px=size)
+        # Cards found only once the change of light across the table was taken out: so
+        # are they looked for in play (``recognize_plain``; elsewhere it costs time).
+        deck.meta["relit"] = bool(relit_cards & set(faces))
         check = self_check(deck, {c: [_unjpeg(f) for f in v] for c, v in views.items() if v},
                            table=_frozen(table))
         deck.check = check
@@ -783,6 +793,13 @@ SECOND_LOOK = 3
 """Still frames of each card kept (around the card) for the second look."""
 RETAKES = 2
 """Times a card whose face is not of the deck's shape and size is asked for again."""
+RELIT_AFTER = 10
+"""A card asked for that has lain still this many frames without being found is looked for
+where the frame differs from the table once the light's change across it is taken out
+(``find.relit_outlines``): that place includes the card's shadow, so the finder's own
+outlines are waited for first. (Light group, tuning seed 918, generated designs: tried
+at once, it made the pass of gen-5 fail, faces of odd shapes; after this wait, the
+passes of gen-5, gen-7 and gen-10 are frame for frame as without it.)"""
 MOVE_AFTER = 30
 """Frames (about a second) a card may lie on the table without being found alone and still
 before the user is asked to move it (``MOVES`` times at most per request)."""
@@ -966,16 +983,19 @@ def _still_run(recent: list, stable: int):
 
 
 def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional[float] = None,
-                    lit: Optional[list] = None, faint: bool = False):
+                    lit: Optional[list] = None, faint: bool = False, relit: bool = False):
     """The card-shaped outlines in a calibration frame: those inside no other, and not
     much smaller than the largest (a marker sticker seen at a slant); with ``size`` and
-    ``aspect``, of about that long side and shape (the cards taken so far). An outline
+    ``aspect``, of about that long side and shape (the cards taken so far). ``relit``:
+    where nothing else is found, also the places that differ once the light's change
+    across the table is taken out (``find.relit_outlines``). An outline
     round a blank (``_blank``: the reader guide's opening lit by the room) is no card;
     its corners are added to ``lit``, and an outline found there again later is the
     table's too, never taken for a card: with a card lying within the lit opening, the
     finder may see only the opening's outline, and its face is not the card's."""
     from vision.plain.find import (MIN_LONG_SIDE, WORK_WIDTH, _merge, change_outlines, edge_map, find_outlines,
-                                   kept, region_outlines, table_own, unexplained_change)
+                                   kept, region_outlines, relit_outlines, table_own,
+                                   unexplained_change)
     kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
     # The finder's edge map (at the usual thresholds) is the one ``_edges_of_own`` looks at
     # below: made once, here.
@@ -1003,6 +1023,15 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
             more = change_outlines(frame, table, aspect, least, most, mask=place)
             if more:
                 outlines = _merge(outlines + more)
+    if relit and not outlines and table is not None and not table.busy:
+        # Nothing found, though a card was asked for and lies still: a light card on light
+        # cloth shows too little step at its sides for the edges, and under a lamp that
+        # moved the table itself differs from its learnt picture by more than the card's
+        # paper does. Once the light's change across the table is taken out, the card's
+        # paper stands out (with its shadow: so this is the last thing tried). Not on a
+        # busy table, whose texture's steps the relit difference does not allow for as
+        # ``difference`` does (a striped cloth: a validation pass then failed).
+        outlines = relit_outlines(frame, table, aspect, kw.get("min_long", MIN_LONG_SIDE), kw.get("max_long", np.inf))
     lit = [] if lit is None else lit
     if outlines and table is not None and table.busy:
         # On a busy table, shapes of its own (terrazzo chips, a carpet's pattern) can

@@ -282,3 +282,28 @@ def test_a_cut_outline_is_not_grown_onto_the_card_lying_over_its_edge():
     cut = _cut_on_its_picture(truth[0])
     grown = grow_to_table(alone, cut, table, art_deck("dondorf").aspect, 60, 400, others=[cut])
     assert corner_error(grown.corners, truth[0]["corners"]) < 5.0
+
+
+@pytest.mark.parametrize("relit", [True, False])
+def test_cards_are_looked_for_once_the_light_is_taken_out_only_with_a_deck_calibrated_so(deck, monkeypatch, relit):
+    # The look costs 5-10 ms a frame: it is made in play only for a deck whose calibration
+    # found cards only so (``deck.meta["relit"]``), and it finds cards there as in
+    # calibration (tests.vision.test_deck_calibration: a light card on light felt under a
+    # moved lamp).
+    import copy
+
+    import vision.plain.find as find
+    frame, empty, truth = scene([place("QD", (190, 45), 12)], seed=5, paper=True, blur=0.5, noise=2)
+    table = TableModel()
+    table.learn(empty)
+    ours = copy.copy(deck)
+    ours.card_px, ours.meta = 0.3, {"relit": relit}
+    looked = []
+    real = find.relit_outlines
+
+    def relit_outlines(*args, **kw):
+        looked.append(kw.get("mask"))
+        return real(*args, **kw)
+    monkeypatch.setattr(find, "relit_outlines", relit_outlines)
+    plain.recognize_plain(frame, ours, table=table)
+    assert len(looked) == (1 if relit else 0)

@@ -1893,12 +1893,12 @@ SMOOTH_LEVELS = (0.25, 0.4)
 spread of lightness is below these fractions of the photo's median are looked at too."""
 
 
-def mask_quads(masks, kernel, min_area: float, scale: float, boxes: bool = False) -> list:
+def mask_quads(masks, kernel, min_area: float, scale: float, boxes: bool = False, rects: bool = False) -> list:
     """Four-cornered outlines (frame coordinates: a mask's over ``scale``) of the solid
     shapes of each mask: closed, holes filled, thin bits opened away; shapes smaller than
     ``min_area`` or touching the mask's edge are left out. ``boxes``: a shape whose hull
     is no quadrilateral (a card with a bump of the table's beside a corner) gives its
-    least rectangle."""
+    least rectangle; ``rects``: every shape gives its least rectangle."""
     rough = []
     for m in masks:
         eh, ew = m.shape
@@ -1912,8 +1912,8 @@ def mask_quads(masks, kernel, min_area: float, scale: float, boxes: bool = False
             cx, cy, cw, ch = cv2.boundingRect(c)
             if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
                 continue
-            q = _hull_quad(cv2.convexHull(c), c)
-            if q is None and boxes:
+            q = None if rects else _hull_quad(cv2.convexHull(c), c)
+            if q is None and (boxes or rects):
                 q = cv2.boxPoints(cv2.minAreaRect(c)).astype(np.float32)
             if q is not None:
                 rough.append(q / scale)
@@ -1925,6 +1925,22 @@ CHANGE_LEVEL = 16.0
 than this (``TableModel.difference``; YCrCb units, chroma doubled). On the tuning camouflage
 print (a Blender table), the empty table's own frames differed by at most 11 at 999 pixels
 in 1,000; cards lying on it by at least 18 at 19 pixels in 20."""
+
+
+RELIT_LEVEL = 0.035
+RELIT_SPREAD = 6.0
+"""``relit_outlines``: a place has changed where its relit difference is above this, or
+this many times the frame's spread (1.48 times its median: most of a calibration frame is
+the empty table). (Set on one tuning frame, an ivory felt under a lamp that moved: the
+table's own relit difference at most 0.025 at 999 pixels in 1,000, a light card's at least
+0.048 at 9 in 10.)"""
+
+
+RELIT_REACH = 4.0
+"""How far (frame px) ``relit_outlines`` moves a changed place's sides to the relit
+difference's step nearby ..."""
+RELIT_SNAP = 3.0
+"""... and then to the frame's own step nearby."""
 
 
 CHANGE_JOIN = 9
@@ -1983,7 +1999,36 @@ def change_outlines(frame_bgr: np.ndarray, table, aspect: Optional[float], min_l
     diff = table.difference(frame_bgr) if table is not None else None
     if diff is None:
         return []
-    changed = (diff > CHANGE_LEVEL).astype(np.uint8)
+    return _outlines_of_change(frame_bgr, table, (diff > CHANGE_LEVEL).astype(np.uint8), aspect, min_long,
+                               max_long, mask)
+
+
+def relit_outlines(frame_bgr: np.ndarray, table, aspect: Optional[float], min_long: float,
+                   max_long: float = np.inf, mask: Optional[np.ndarray] = None) -> list:
+    """Outlines of card-sized places that differ from the learnt empty table once the
+    change of light across it is taken out (``TableModel.relit_difference`` above
+    ``RELIT_LEVEL``, or ``RELIT_SPREAD`` times the frame's own spread), each checked as any
+    other outline: a light card on light cloth whose sides show too little step for the
+    edges, under a lamp that lights the table otherwise than when it was learnt."""
+    diff = table.relit_difference(frame_bgr) if _has_picture(table) else None
+    if diff is None:
+        return []
+    level = max(RELIT_LEVEL, RELIT_SPREAD * 1.4826 * float(np.median(diff)))
+    # The sides are refined to, and checked by, the steps of the relit difference itself
+    # (as a grey picture at the frame's size): in the frame they are too faint, which is
+    # why the card was not found there.
+    h, w = frame_bgr.shape[:2]
+    # Capped at twice the level: the card's print, far off the table, would otherwise
+    # make steps stronger than its sides.
+    grey = cv2.resize(np.clip(diff * (255 / (2 * level)), 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
+    return _outlines_of_change(frame_bgr, table, (diff > level).astype(np.uint8), aspect, min_long, max_long, mask,
+                               picture=cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR))
+
+
+def _outlines_of_change(frame_bgr, table, changed, aspect, min_long, max_long, mask, picture=None) -> list:
+    """``change_outlines`` from a map (uint8, half-size work px) of the places that changed;
+    the sides refined and checked in ``picture`` (BGR, the frame's size) when given, else
+    in the frame, with the table's own edges ruled out."""
     eh, ew = changed.shape
     if mask is not None:
         changed &= (cv2.resize(mask, (ew, eh), interpolation=cv2.INTER_NEAREST) > 0).astype(np.uint8)
@@ -1996,7 +2041,11 @@ def change_outlines(frame_bgr: np.ndarray, table, aspect: Optional[float], min_l
     # make the card's shape too.
     joined = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (CHANGE_JOIN,) * 2))
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-    rough = mask_quads([changed, joined], k, (min_long * scale) ** 2 * 0.4, scale, boxes=True)
+    # In a relit difference a card is a solid shape whose rim is rounded and bulged by
+    # the blur of half size: its least rectangle lies nearer its sides than its hull's
+    # four corners (on the tuning frame, 6 px off the card's corners against 10).
+    rough = mask_quads([changed, joined], k, (min_long * scale) ** 2 * 0.4, scale, boxes=True,
+                       rects=picture is not None)
     if not rough:
         return []
     quads = clockwise(np.stack(rough).astype(np.float32))
@@ -2004,6 +2053,18 @@ def change_outlines(frame_bgr: np.ndarray, table, aspect: Optional[float], min_l
     quads = quads[(ratio > 0.45) & (long_side >= min_long * 0.9) & (long_side <= max_long * 1.1)]
     if len(quads) == 0:
         return []
+    if picture is not None:
+        found = _merge(_verify(picture, quads, aspect, min_long, reach=RELIT_REACH, max_long=max_long, free=ANY_CARD))
+        if found:
+            # The relit difference's sides include the card's shadow and the half-size
+            # blur: each side is moved to the frame's own step within a few pixels,
+            # where it has one (on the tuning frame, 5 px off the card's corners to 3.5).
+            near = refine(frame_bgr, np.stack([o.corners for o in found]).astype(np.float32), reach=RELIT_SNAP)
+            ok = np.isfinite(near).all(axis=(1, 2))
+            for o, q, good in zip(found, near, ok):
+                if good:
+                    o.corners = _start_top_left(q)
+        return found
     # Its rim is cut at half size: the sides are refined to the step nearby, and steps of
     # the table's own (a blob of the print beside a side) neither move nor verify them.
     work_scale = min(1.0, WORK_WIDTH / frame_bgr.shape[1])
