@@ -95,8 +95,8 @@ RELIT_LIKE = 0.01
 ``RELIT_CELL`` half-size work px a side, then a Gaussian (sigma ``RELIT_SMOOTH`` half-size
 work px) fitted over the places within ``RELIT_LIKE`` (or three times the frame's spread) of
 it. (Set on one tuning frame, an ivory felt under a lamp that moved, light group seed 918:
-the table's own difference was then at most 0.02 at 999 pixels in 1,000, the card's paper
-at least 0.027 at 9 in 10.)"""
+the table's own difference was then at most 0.023 at 999 pixels in 1,000, the card's
+paper at least 0.047 at 9 in 10.)"""
 
 
 def _work(frame: np.ndarray) -> np.ndarray:
@@ -129,6 +129,7 @@ class TableModel:
         self._version = 0                           # counts the changes of ``mean``
         self._half: Optional[tuple] = None          # (version, padded half-size YCrCb of ``mean``)
         self._last_diff: Optional[tuple] = None     # (frame, its foreground, version, a sample, difference)
+        self._relit_ref: Optional[tuple] = None     # (version, half-size YCrCb of ``mean``)
         # A calibration pass sets this to 0: there a card whose corner is vetoed is
         # taken from a later frame (on the tuning pine table, two of three live passes
         # with an earlier reach, blind to colour, set aside cards made without it).
@@ -378,8 +379,12 @@ class TableModel:
         work = _work(frame)
         wh, ww = work.shape[:2]
         half = (max(1, ww // 2), max(1, wh // 2))
-        ref = cv2.cvtColor(cv2.resize(np.clip(self.mean, 0, 255).astype(np.uint8), half,
-                                      interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2YCrCb).astype(np.float32)
+        if self._relit_ref is None or self._relit_ref[0] != self._version:
+            # The table's side changes only when the table is learnt: made once per version.
+            self._relit_ref = (self._version, cv2.cvtColor(cv2.resize(np.clip(self.mean, 0, 255).astype(np.uint8), half,
+                                                                      interpolation=cv2.INTER_AREA),
+                                                           cv2.COLOR_BGR2YCrCb).astype(np.float32))
+        ref = self._relit_ref[1]
         now = cv2.cvtColor(cv2.resize(work, half, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2YCrCb).astype(np.float32)
         grey = ref[:, :, 0] + 8
         parts = [np.log((now[:, :, 0] + 8) / grey),

@@ -1932,8 +1932,8 @@ RELIT_SPREAD = 6.0
 """``relit_outlines``: a place has changed where its relit difference is above this, or
 this many times the frame's spread (1.48 times its median: most of a calibration frame is
 the empty table). (Set on one tuning frame, an ivory felt under a lamp that moved: the
-table's own relit difference at most 0.025 at 999 pixels in 1,000, a light card's at least
-0.048 at 9 in 10.)"""
+table's own relit difference at most 0.023 at 999 pixels in 1,000, a light card's at least
+0.047 at 9 in 10.)"""
 
 
 RELIT_REACH = 4.0
