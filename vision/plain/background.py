@@ -26,6 +26,7 @@ The model follows the table slowly wherever nothing lies (``LEARN_RATE`` per fra
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Optional
 
 import cv2
@@ -130,6 +131,7 @@ class TableModel:
         self._half: Optional[tuple] = None          # (version, padded half-size YCrCb of ``mean``)
         self._last_diff: Optional[tuple] = None     # (frame, its foreground, version, a sample, difference)
         self._relit_ref: Optional[tuple] = None     # (version, half-size YCrCb of ``mean``)
+        self._last_edges: Optional[tuple] = None    # (frame, a sample, edges, foreground, state, its edges)
         # A calibration pass sets this to 0: there a card whose corner is vetoed is
         # taken from a later frame (on the tuning pine table, two of three live passes
         # with an earlier reach, blind to colour, set aside cards made without it).
@@ -235,6 +237,20 @@ class TableModel:
             self._refresh_edges()
         if frame is None:
             return self.edges
+        seen = self._foreground_of(frame)
+        # One frame's reading asks up to three times (the finder, again with faint edges,
+        # and for the places that differ from the table): made once while nothing it
+        # depends on has changed.
+        state = (self._version, self.updates, self.hidden_reach)
+        last = self._last_edges
+        if last is not None and last[0] is frame and last[2] is self.edges and last[3] is seen \
+                and last[4] == state and np.array_equal(last[1], _sample(frame)):
+            return last[5]
+        out = self._table_edges_now(frame, seen)
+        self._last_edges = (frame, _sample(frame), self.edges, seen, state, out)
+        return out
+
+    def _table_edges_now(self, frame: np.ndarray, seen: np.ndarray) -> np.ndarray:
         work = _work(frame)                # resized once: the reach below reads it too
         grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
         if grey.shape != self.grey.shape:
@@ -252,8 +268,7 @@ class TableModel:
         # its grey: there the places that differ in colour from the table (``foreground``)
         # have changed too, so that the hidden grain does not pass for the table's edges
         # still seen, which veto the card's own sides (a Blender pine table: no card found).
-        fg = cv2.resize(self._foreground_of(frame), (grey.shape[1], grey.shape[0]),
-                        interpolation=cv2.INTER_NEAREST)
+        fg = cv2.resize(seen, (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_NEAREST)
         changed |= fg > 0
         if self.hidden_reach > 0:
             # Its coarse cells fall short of a card's corners: just beyond them, pixel
@@ -427,26 +442,33 @@ class TableModel:
         if like.sum() < 50:
             return out
         h, w = ycc.shape[:2]
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        xx, yy = xx / w - 0.5, yy / h - 0.5
+        xx, yy = _unit_grid(h, w)
+        # The fit reads only the places alike: their features are taken from those
+        # places alone (the same values as the whole frame's, picked), and the whole
+        # frame's only where the fit is kept.
+        x_like, y_like = xx[like], yy[like]
+        ones = np.ones(len(x_like), np.float32)
         for ch in range(3):
-            x, y = ycc[:, :, ch][like], ref[:, :, ch][like]
+            frame_ch = ycc[:, :, ch]
+            x, y = frame_ch[like], ref[:, :, ch][like]
             gain, offset = _gain_and_offset(x, y)
-            out[:, :, ch] = gain * ycc[:, :, ch] + offset
+            out[:, :, ch] = gain * frame_ch + offset
             # A lamp at one side, a window's daylight: the light changes across the table,
             # brighter at one end than the other. A gain and an offset that vary linearly
             # across the frame are fitted to what the single gain leaves (slightly held
             # towards none, where the table's colours leave them undecided), kept while
             # the gain stays within the same bounds everywhere.
-            v = ycc[:, :, ch] - float(x.mean())
-            feats = (v, v * xx, v * yy, np.ones_like(v), xx, yy)
-            a = np.stack([f[like] for f in feats], axis=1).astype(np.float64)
+            mean = float(x.mean())
+            v = x - mean
+            a = np.stack((v, v * x_like, v * y_like, ones, x_like, y_like), axis=1).astype(np.float64)
             scale = np.sqrt((a ** 2).mean(axis=0)) + 1e-9
             a /= scale
             r = (y - out[:, :, ch][like]).astype(np.float64)
-            coef = np.linalg.solve(a.T @ a + 1e-3 * len(r) * np.eye(len(feats)), a.T @ r) / scale
+            coef = np.linalg.solve(a.T @ a + 1e-3 * len(r) * np.eye(a.shape[1]), a.T @ r) / scale
             corners = [gain + coef[0] + coef[1] * cx + coef[2] * cy for cx in (-0.5, 0.5) for cy in (-0.5, 0.5)]
             if min(corners) >= 0.6 and max(corners) <= 1.6:
+                v = frame_ch - mean
+                feats = (v, v * xx, v * yy, np.ones_like(v), xx, yy)
                 out[:, :, ch] += sum(float(c) * f for c, f in zip(coef, feats))
         return out
 
@@ -500,6 +522,17 @@ class TableModel:
         out = cv2.resize(fg_work, (w, h), interpolation=cv2.INTER_NEAREST)
         self._last_fg = (frame, _sample(frame), out)
         return out
+
+
+@lru_cache(maxsize=8)
+def _unit_grid(h: int, w: int) -> tuple:
+    """Each place's x and y across an h x w picture, from -0.5 to nearly 0.5 (float32),
+    made once per size (read only)."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    xx, yy = xx / w - 0.5, yy / h - 0.5
+    xx.flags.writeable = False
+    yy.flags.writeable = False
+    return xx, yy
 
 
 def _surface(values: np.ndarray, like: np.ndarray, terms: np.ndarray) -> np.ndarray:

@@ -51,6 +51,7 @@ any surface (given the learnt empty table, it ignores the table's own edges):
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
@@ -99,6 +100,17 @@ _NEXT = np.array([1, 2, 3, 0])
 """Each corner's next corner (``quads[:, _NEXT]``: what ``np.roll(quads, -1, axis=1)`` gives, without
 its cost, paid hundreds of times a frame)."""
 _PREV = np.array([3, 0, 1, 2])
+
+
+def _median(a: np.ndarray, axis: int = -1) -> np.ndarray:
+    """``np.median(a, axis)`` of finite values (the steps and colours here are): the middle
+    value, or the mean of the two middle ones, as ``np.median`` takes them (the same
+    values), without the checks that cost it several times more on these small arrays."""
+    h, odd = divmod(a.shape[axis], 2)
+    if odd:
+        return np.take(np.partition(a, h, axis=axis), h, axis=axis)
+    part = np.partition(a, (h - 1, h), axis=axis)
+    return (np.take(part, h - 1, axis=axis) + np.take(part, h, axis=axis)) / 2
 
 
 def connected_blobs(binary: np.ndarray) -> tuple:
@@ -400,7 +412,7 @@ def _suppress(quads: np.ndarray, score: np.ndarray, tol: float = 0.1) -> np.ndar
 def _side_samples(quads: np.ndarray, n: int, lo: float = 0.12, hi: float = 0.88):
     """Points along each side (Q, 4, n, 2), the outward unit normals (Q, 4, 2) and the
     fractions along the sides."""
-    t = np.linspace(lo, hi, n, dtype=np.float32)
+    t = _fractions(lo, hi, n)
     a, b = quads, quads[:, _NEXT]
     e = b - a
     # x and y worked out apart (numpy broadcasts over a last axis of two slowly): the same values.
@@ -408,6 +420,15 @@ def _side_samples(quads: np.ndarray, n: int, lo: float = 0.12, hi: float = 0.88)
     d = e / np.maximum(np.hypot(*np.moveaxis(e, -1, 0))[..., None], 1e-6)
     normal = np.stack([d[..., 1], -d[..., 0]], axis=-1)   # outward for clockwise quads
     return base, normal, t
+
+
+@functools.lru_cache(maxsize=64)
+def _fractions(lo: float, hi: float, n: int) -> np.ndarray:
+    """``n`` fractions from ``lo`` to ``hi`` along a side (float32, not to be changed): made
+    once for each of the few ways sides are sampled, not hundreds of times a frame."""
+    t = np.linspace(lo, hi, n, dtype=np.float32)
+    t.flags.writeable = False
+    return t
 
 
 def sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -418,8 +439,11 @@ def sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
 def _sample_xy(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``sample`` at points given by their x and y apart (two arrays of one shape)."""
     shape = x.shape
-    n, cols = x.size, 2048
-    rows = max(1, -(-n // cols))
+    # Rows of at most 2048 points (remap's maps must be narrower than 32767), as few as
+    # need be and as even: each point's sample is the same wherever it lies in the map.
+    n = x.size
+    rows = max(1, -(-n // 2048))
+    cols = max(1, -(-n // rows))
     grid = np.zeros((rows * cols, 2), np.float32)
     grid[:n, 0] = x.ravel()
     grid[:n, 1] = y.ravel()
@@ -445,16 +469,7 @@ def step_profiles(frame: np.ndarray, quads: np.ndarray, offsets: np.ndarray, n: 
     where the map (float, 1 = the empty table's own edge) is set, there is no step."""
     base, normal, t = _side_samples(quads, n, lo, hi)
     k = len(offsets)
-    o = np.concatenate([offsets - 1.0, offsets + 1.0]).astype(np.float32)
-    # Offsets whole pixels apart (``refine``'s): those a pixel in and a pixel out are
-    # mostly the same offsets, ``k + 2`` of them in a row, each sampled once (the same
-    # points, so the same samples). Others: all ``2 k``.
-    u, at = np.unique(o, return_inverse=True)
-    a, b = at[0], at[k]
-    if len(u) < 2 * k and (at[:k] == a + np.arange(k)).all() and (at[k:] == b + np.arange(k)).all():
-        o = u
-    else:
-        a, b = 0, k
+    o, a, b = _step_offsets(offsets.dtype.str, offsets.tobytes())
     # The points' x and y are worked out apart, (Q, 4, n, offsets) each: numpy broadcasts
     # over a last axis of two (x, y) several times slower. The same values.
     bx, by = base[..., 0, None], base[..., 1, None]
@@ -471,6 +486,27 @@ def step_profiles(frame: np.ndarray, quads: np.ndarray, offsets: np.ndarray, n: 
         vmap, vscale = veto[:2]
         steps *= 1.0 - _sample_xy(vmap, (bx + nx * offsets) * vscale, (by + ny * offsets) * vscale)
     return base, normal, t, steps
+
+
+@functools.lru_cache(maxsize=64)
+def _step_offsets(dtype: str, offsets: bytes) -> tuple:
+    """The offsets ``step_profiles`` samples for a step at each of ``offsets`` (their
+    dtype and bytes: a frame asks for the same few hundreds of times; made once each), and
+    where those a pixel in and a pixel out start among them."""
+    offsets = np.frombuffer(offsets, dtype)
+    k = len(offsets)
+    o = np.concatenate([offsets - 1.0, offsets + 1.0]).astype(np.float32)
+    # Offsets whole pixels apart (``refine``'s): those a pixel in and a pixel out are
+    # mostly the same offsets, ``k + 2`` of them in a row, each sampled once (the same
+    # points, so the same samples). Others: all ``2 k``.
+    u, at = np.unique(o, return_inverse=True)
+    a, b = int(at[0]), int(at[k])
+    if len(u) < 2 * k and (at[:k] == a + np.arange(k)).all() and (at[k:] == b + np.arange(k)).all():
+        o = u
+    else:
+        a, b = 0, k
+    o.flags.writeable = False
+    return o, a, b
 
 
 def quick_support(edges_dilated: np.ndarray, scale: float, quads: np.ndarray, n: int = 12) -> np.ndarray:
@@ -572,7 +608,7 @@ def _corners_of_lines(pts: np.ndarray, w: np.ndarray) -> np.ndarray:
         if it == 0:
             normal = np.stack([-direction[..., 1], direction[..., 0]], axis=-1)
             res = np.abs((d * normal[:, :, None, :]).sum(-1))
-            med = np.median(res, axis=2, keepdims=True)
+            med = _median(res, axis=2)[..., None]
             w = np.where(res <= np.maximum(0.75, 2.5 * med), w, 0.0)
     return _crossings(c, direction)[0].astype(np.float32)
 
@@ -605,11 +641,11 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None, 
     # Only the table's side is looked at (inside, a card may have a frame line or a dark
     # border right next to its edge), and by the median of five steps: a rim's outer
     # edge or a shadow's a few pixels out is one line, a grain or weave is everywhere.
-    beside = np.median(st[..., 5:], axis=3)
+    beside = _median(st[..., 5:], axis=3)
     ok = (at >= STEP) & (at >= PEAK * beside)
     if veto is None:
         frac = ok.mean(axis=2)
-        return frac if per_side else frac.min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
+        return frac if per_side else frac.min(axis=1), _median(at.reshape(len(quads), -1), axis=1)
     vmap, vscale = veto[:2]
     seen = sample(vmap, base * vscale) < 0.5
     if len(veto) > 2 and veto[2] is not None:
@@ -628,7 +664,7 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None, 
     n_seen = seen.sum(axis=2)
     frac = (ok & seen).sum(axis=2) / np.maximum(n_seen, 1)
     frac = np.where(n_seen >= MIN_SEEN * n, frac, 0.0)
-    return frac if per_side else frac.min(axis=1), np.median(at.reshape(len(quads), -1), axis=1)
+    return frac if per_side else frac.min(axis=1), _median(at.reshape(len(quads), -1), axis=1)
 
 
 TABLE_SAME = 12.0
@@ -739,12 +775,15 @@ def seat_on_paper(colour: np.ndarray, outlines: list, table, aspect: Optional[fl
              @ _TO_YCC.T).reshape(x.shape + (3,))
     d = here - empty
     hides = (np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]) >= SEAT_HIDES) & reach
-    light = np.zeros(hides.shape, bool)
+    # The card's paper: the median colour of the lightest tenth of what hides the table
+    # (NaN where too little does: no point is light there).
+    white = np.full((len(q), 3), np.nan, np.float32)
     for i in range(len(q)):
         cand = here[i][hides[i]]
         if len(cand) >= 10:
-            white = np.median(cand[cand[:, 0] >= np.percentile(cand[:, 0], 90)], axis=0)
-            light[i] = np.sqrt(((here[i] - white) ** 2).sum(-1)) <= SEAT_PAPER
+            white[i] = _median(cand[cand[:, 0] >= np.percentile(cand[:, 0], 90)], axis=0)
+    off = here - white[:, None, None, None]
+    light = np.sqrt(off[..., 0] * off[..., 0] + off[..., 1] * off[..., 1] + off[..., 2] * off[..., 2]) <= SEAT_PAPER
     paper = _bridged(hides & light, hides, SEAT_GAP)
     # The first run of paper from the innermost sample outward, and where it ends.
     seen = np.cumsum(paper, axis=-1) > 0
