@@ -45,7 +45,7 @@ from bench.blender_world import generate as G
 from bench.blender_world import pipeline as P
 from bench.blender_world import world as W
 from bench.blender_world.camera import Camera
-from bench.vision_photo import euchre_table
+from bench.vision_photo import command_env, euchre_table
 from bench.vision_plain import score_frame
 from bench.vision_sets import card_asked
 from engine.cards import DECK, Card
@@ -183,7 +183,7 @@ def calibrate_cli(shots: Shots, design: str, cards, folder: Path) -> tuple:
     deck = folder / "deck.npz"
     t0 = time.time()
     proc = subprocess.run(euchre_table() + ["calibrate", "deck", "--from-dir", str(photos), "--out", str(deck),
-                                            "--name", design], capture_output=True, text=True)
+                                            "--name", design], capture_output=True, text=True, env=command_env())
     said = (proc.stdout + proc.stderr).strip().splitlines()
     return (deck if deck.is_file() and proc.returncode == 0 else None,
             {"exit": proc.returncode, "said": said[:3] + (["..."] + said[-3:] if len(said) > 6 else said[3:]),
@@ -215,7 +215,7 @@ def read_cli(shots: Shots, deck: Path, frame_ids, folder: Path) -> dict:
         p.write_bytes(jpeg)
         paths.append(str(p))
     proc = subprocess.run(euchre_table() + ["recognize", "--mode", "plain", "--deck", str(deck), "--json"] + paths,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=command_env())
     answers = {}
     for line in proc.stdout.splitlines():
         try:

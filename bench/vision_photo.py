@@ -56,7 +56,7 @@ def euchre_table() -> list:
     return [str(exe)] if exe.is_file() else [sys.executable, "-m", "controller.cli"]
 
 
-def _env() -> dict:
+def command_env() -> dict:
     """The environment of the commands: this checkout first on the import path, so that
     the code measured is the code the benchmark runs from (a venv's ``euchre-table`` may
     be installed from another checkout)."""
@@ -117,7 +117,7 @@ def cards_to_take_again(said: str) -> list:
 
 def _calibrate(cal_dir: Path, deck: Path):
     return subprocess.run(euchre_table() + ["calibrate", "deck", "--from-dir", str(cal_dir),
-                                            "--out", str(deck)], capture_output=True, text=True, env=_env())
+                                            "--out", str(deck)], capture_output=True, text=True, env=command_env())
 
 
 def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> dict:
@@ -186,7 +186,7 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> d
 def _score_answers(result: dict, session, deck: Path, paths: list, truths: list) -> None:
     """Read the play photos with ``recognize`` and add its answers' counts to ``result``."""
     rec = subprocess.run(euchre_table() + ["recognize", "--mode", "plain", "--deck", str(deck),
-                                           "--json"] + paths, capture_output=True, text=True, env=_env())
+                                           "--json"] + paths, capture_output=True, text=True, env=command_env())
     answers = {}
     for line in rec.stdout.splitlines():
         try:

@@ -34,7 +34,7 @@ def test_unknown_design_groups_or_splits_are_named(designs, splits):
 
 def test_the_commands_run_the_benchmarks_own_checkout():
     root = Path(vp.__file__).resolve().parent.parent
-    assert vp._env()["PYTHONPATH"].split(os.pathsep)[0] == str(root)
+    assert vp.command_env()["PYTHONPATH"].split(os.pathsep)[0] == str(root)
 
 
 def test_the_cards_a_refused_deck_names_by_shape_or_size_are_taken_again():
