@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
 
@@ -50,11 +50,59 @@ def canonical(face_bgr: np.ndarray, aspect: float) -> np.ndarray:
 def template_of(face_bgr: np.ndarray, aspect: float) -> Template:
     """A template from an upright face (any size, BGR)."""
     f = read.Face.of(canonical(face_bgr, aspect))
-    grey = cv2.resize(f.grey, f.soft.shape[::-1], interpolation=cv2.INTER_AREA)
+    grey = _soft_grey(f)
     colour = np.sqrt((f.chroma * f.chroma).sum(axis=2))
-    return Template(face=f, red_ink=(f.redness > 0.45) & (grey < 0.85),
+    return Template(face=f, red_ink=red_ink_of(f),
                     dark_ink=(grey < 0.45) & (np.abs(f.redness) < 0.25),
                     colour_ink=(colour > COLOURED) & (grey < 0.85))
+
+
+def _soft_grey(face: read.Face) -> np.ndarray:
+    return cv2.resize(face.grey, face.soft.shape[::-1], interpolation=cv2.INTER_AREA)
+
+
+def red_ink_of(face: read.Face, level: Optional[float] = None) -> np.ndarray:
+    """A face's red print (bool, soft size): pixels of at least ``level`` redness
+    (``RED_INK`` unless given), not as light as the paper."""
+    return (face.redness > (RED_INK if level is None else level)) & (_soft_grey(face) < 0.85)
+
+
+RED_INK = 0.45
+"""Least redness (``read.redness_of``) of a template's red print where the deck's red print
+is seen saturated (a sharp picture of a card at least 200 px long: 5-18 at the deck's red
+pips); see :func:`red_print_level` where it is seen paler."""
+RED_SHARE = 0.4
+"""Where the deck's red print is seen pale (a webcam's blur and its colour halved in
+resolution turn a small card's red print pink: 0.25-0.75 at the red pips of a deck 140 px
+long in the Blender world, where ``RED_INK`` left most red cards with no red print at all,
+and their colour could not tell them from the black cards), red print is what reaches this
+share of the red pips' redness ..."""
+RED_NOISE = 2.0
+"""... and this many times that of the black pips' print (0.02-0.08 there) ..."""
+RED_FLOOR = 0.1
+"""... and at least this. Every red pip must reach that much, else the usual level holds."""
+
+
+def red_print_level(cards: list, templates: list, other_hue=()) -> float:
+    """The least redness of a template's red print in this deck as seen through its
+    camera: ``RED_INK``, or less where the red pips' print is seen paler (see
+    ``RED_SHARE``): each level is a pip card's 99.5th percentile of redness over the
+    compared part (9, 10 and ace: their print is their suit's ink alone), the median for
+    the red suits and the most for the black ones. ``other_hue``: the suits printed in
+    another colour than red and black (a four-colour deck's blue diamonds), left out."""
+    red, black = [], []
+    for c, t in zip(cards, templates):
+        if c.rank not in ("9", "10", "A") or c.suit in other_hue:
+            continue
+        level = float(np.percentile(read.compared(t.face.redness), 99.5))
+        (red if c.suit in "HD" else black).append(level)
+    noise = max(RED_FLOOR, RED_NOISE * max(black, default=0.0))
+    if not red or min(red) < noise:
+        # Some red pip is hardly redder than the black ones: a four-colour deck whose
+        # blue diamonds were seen too pale to be told as blue, or a card calibrated in
+        # glare. Redness says less here; the usual level keeps only clear red print.
+        return RED_INK
+    return float(min(RED_INK, max(RED_SHARE * float(np.median(red)), noise)))
 
 
 COLOURED = 0.35
@@ -129,7 +177,9 @@ class PlainDeck:
     width over height; ``card_px`` the card's long side as a fraction of the frame's
     height when calibrated through the camera (None for pictures of cards alone).
     ``held``: cards the calibration's check could not tell from another card; they are
-    never named (nor a card whose view looks like one of them) until calibrated again."""
+    never named (nor a card whose view looks like one of them) until calibrated again.
+    ``red_print`` (made on loading): the least redness of this deck's red print as its
+    camera sees it (``red_print_level``)."""
 
     name: str
     cards: list
@@ -170,6 +220,15 @@ class PlainDeck:
         # Each suit's ink and the colour each card is printed in (cards of one colour
         # share a number: red and black decks have two, four-colour decks four).
         self.inks = suit_inks(self.cards, self.templates)
+        level = red_print_level(self.cards, self.templates,
+                                {s for s in "SHDC" if self.inks.get(s) is not None
+                                 and float(self.inks[s][0] @ RED_HUE) < SAME_HUE})
+        if level < RED_INK:
+            # Red print seen pale through this camera: the templates' red print is what
+            # is red for this deck (``red_level`` stays the saturated print's, as the
+            # black cards' tint is judged against it).
+            self.templates = [replace(t, red_ink=red_ink_of(t.face, level)) for t in self.templates]
+        self.red_print = level
         hues = []
         self.colour = []
         for c in self.cards:
