@@ -144,3 +144,38 @@ def test_a_refused_outline_of_the_wrong_size_is_fitted_again(monkeypatch, tmp_pa
     right = Outline(truth.astype(np.float32))
     assert _refitted_reading(frame, right, table, deck, size, refused, right) == (refused, right)
     assert tries == []
+
+
+def test_a_card_partly_under_another_is_not_fitted_from_the_top_cards_side(monkeypatch, tmp_path):
+    # A ten a sixth under an ace, a straight line on the table beyond the ten's far end (a
+    # plank's grain): the ten's print lies outside the ace's outline, and a card fitted to
+    # it stood on the ace's side and reached that line, 15-20 px past the ten (a tenth of a
+    # card and more): its view, part ten and part table, can match another card. (In the
+    # Blender world a 10♦ so fitted was named 9♦.)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cv2.setNumThreads(1)
+    for seed in (0, 1, 2):
+        session, table, rng, aspect = _white_mat("gen-3", seed)
+        size = session.card_px()
+        x, y = vs._view_point(session, 0.5, 0.55)
+        angle, step = 20.0, 88.0 * 0.85           # mm: the ace lies 0.85 of a card along
+        places = [{"card": Card("10D"), "at": (x, y), "rotation": angle, "sticker": False},
+                  {"card": Card("AS"), "at": (x + step * np.sin(np.radians(angle)), y - step * np.cos(np.radians(angle))),
+                   "rotation": angle, "sticker": False}]
+        scene = compose_scene(places, size=session.size, rng=rng, **session.conditions())
+        frame, truth = scene.shoot(rng)
+        ten, ace = (np.asarray(t["corners"], np.float32) for t in truth)
+        # The line: parallel to the ten's far end, 0.17 of a card beyond it.
+        far = max(((ten[k], ten[(k + 1) % 4]) for k in range(4)),
+                  key=lambda s: np.linalg.norm((s[0] + s[1]) / 2 - ace.mean(axis=0)))
+        out = (far[0] + far[1]) / 2 - ten.mean(axis=0)
+        out /= np.linalg.norm(out)
+        p0, p1 = far[0] + out * 0.17 * size, far[1] + out * 0.17 * size
+        p0, p1 = p0 - 0.3 * (p1 - p0), p1 + 0.3 * (p1 - p0)
+        lined = frame.copy()
+        cv2.line(lined, tuple(int(v) for v in np.round(p0)), tuple(int(v) for v in np.round(p1)), (60, 60, 60), 2,
+                 cv2.LINE_AA)
+        frame = cv2.addWeighted(frame, 0.7, lined, 0.3, 0)
+        fg = table.foreground(frame, update=False)
+        got = fit.fitted_outlines(frame, fg, [Outline(np.asarray(ace))], aspect, table, size)
+        assert all(corner_error(o.corners, ten) < 0.04 * size for o in got), (seed, [o.corners for o in got])

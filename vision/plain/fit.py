@@ -63,6 +63,16 @@ of its length), and the fit keeps no card that overlaps an outline. Such print i
 overlapping cards leave beside the top card's outline. (Tuning frames: the places where a
 fit found a card lay 1.2-4.8 card lengths from the nearest outline; those beside
 overlapping cards, -0.25 to 0.35.)"""
+ALONG_OUTLINE = 0.05
+"""A fitted card is not kept when one of its sides lies along another outline's side,
+within this (card lengths) over most of its length (``ALONG_SHARE``; the fit's angles are
+1.5 degrees apart, so such a side may lean on the other by that much): the edge it stands
+on there is the other card's, which may cover it. A card partly under another shows only
+its part beside the top card's side, and the fit lays the card's whole length from that
+side outward, its far side on whatever steps lie there (a Blender oak table's grain
+parallel to it: a 10♦ a sixth under an A♦ was fitted 45 px too long and read as a 9♦)."""
+ALONG_SHARE = 0.6
+"""Share of a fitted side's points lying along another outline for it to count so."""
 FIT_REFINE = 0.03
 """How far (card lengths) each side is then moved to the strongest straight step near it
 (``find.refine``), at the frame's full resolution."""
@@ -250,5 +260,25 @@ def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, a
         got = fitted_outline(frame, table.mean, centre, size, aspect)
         if got is None or any(_overlap(got.corners, o.corners) >= 0.3 for o in list(outlines) + new):
             continue
+        if _along_an_outline(got.corners, list(outlines) + new, size):
+            continue
         new.append(got)
     return new
+
+
+def _along_an_outline(corners: np.ndarray, outlines: list, size: float) -> bool:
+    """Whether a side of the quadrilateral ``corners`` lies along a side of one of
+    ``outlines`` (see ``ALONG_OUTLINE``)."""
+    if not outlines:
+        return False
+    q = np.asarray(corners, np.float32)
+    t = np.linspace(0.15, 0.85, 15)[:, None]
+    reach = max(2.0, ALONG_OUTLINE * size)
+    for k in range(4):
+        pts = q[k] + t * (q[(k + 1) % 4] - q[k])
+        for o in outlines:
+            poly = np.asarray(o.corners, np.float32).reshape(-1, 1, 2)
+            near = [abs(cv2.pointPolygonTest(poly, (float(x), float(y)), True)) <= reach for x, y in pts]
+            if np.mean(near) >= ALONG_SHARE:
+                return True
+    return False
