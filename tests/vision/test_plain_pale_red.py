@@ -7,10 +7,8 @@ from engine.cards import DECK, Card
 from vision.plain import decide, read
 from vision.plain.deck import RED_INK, PlainDeck, red_ink_of, red_print_level, template_of
 from vision.plain.straighten import upright_views
+from tests.vision.test_plain_twins import SS, H, W, _sign, laid_face, seen_at
 
-W, H = 140, 200
-SS = 4
-"""Faces are drawn this many times larger, then shrunk (smooth edges, as a camera sees them)."""
 BLACK = (20, 20, 20)
 SATURATED = (30, 30, 200)
 PALE = (165, 165, 225)
@@ -18,26 +16,13 @@ PALE = (165, 165, 225)
 paper, less once blurred; the Blender world's red pips showed 0.25-0.75 at most."""
 
 
-def _sign(img, black_shape: bool, cx, cy, r, colour):
-    """A suit sign: a spade's shape, or (``black_shape`` False) a heart's."""
-    c = lambda x, y: (int(round(cx + x * r)), int(round(cy + y * r)))       # noqa: E731
-    if black_shape:
-        cv2.fillPoly(img, [np.array([c(0, -1), c(0.93, 0.2), c(-0.93, 0.2)])], colour)
-        for x in (-0.45, 0.45):
-            cv2.circle(img, c(x, 0.3), int(0.48 * r), colour, -1)
-        cv2.fillPoly(img, [np.array([c(0, 0.3), c(0.35, 1), c(-0.35, 1)])], colour)
-    else:
-        for x in (-0.45, 0.45):
-            cv2.circle(img, c(x, -0.35), int(0.5 * r), colour, -1)
-        cv2.fillPoly(img, [np.array([c(-0.93, -0.2), c(0.93, -0.2), c(0, 1)])], colour)
-
-
 def face(card: str, red_ink, same_shape: bool = False) -> np.ndarray:
-    """A face (BGR, ``W`` x ``H``): a court's picture shared by the rank's four cards, the rank's
-    letters and the suit sign in each corner, and pips down the middle. Red suits print in
-    ``red_ink``. ``same_shape``: hearts are drawn as spades and clubs as diamonds (as
-    hearts), so that only the print's colour tells a heart from a spade and a diamond from
-    a club (as on a deck whose index is too small to show the sign's shape)."""
+    """A face (BGR, ``W`` x ``H``): a court's picture shared by the rank's four cards,
+    the rank's letters and the suit sign in each corner (a spade's or a heart's shape), and
+    two pips down the middle. Red suits print in ``red_ink``. ``same_shape``: hearts are
+    drawn as spades and clubs as diamonds (as hearts), so that only the print's colour
+    tells a heart from a spade and a diamond from a club (as on a deck whose index is too
+    small to show the sign's shape)."""
     card = Card(card)
     rank, red = str(card)[:-1], card.suit in "HD"
     ink = red_ink if red else BLACK
@@ -49,43 +34,21 @@ def face(card: str, red_ink, same_shape: bool = False) -> np.ndarray:
         pts = (rng.uniform([0.25 * w, 0.22 * h], [0.75 * w, 0.78 * h], (5, 2))).astype(np.int32)
         cv2.fillPoly(img, [cv2.convexHull(pts)], tuple(int(v) for v in rng.integers(60, 200, 3)))
     for y in (0.3, 0.7):
-        _sign(img, shape, int(0.5 * w), int(y * h), int(0.06 * h), ink)
+        _sign(img, "S" if shape else "H", int(0.5 * w), int(y * h), int(0.06 * h), ink)
     for turned in (False, True):
         corner = np.full((h, w, 3), 255, np.uint8)
         cv2.putText(corner, rank, (int(0.04 * w), int(0.11 * h)), cv2.FONT_HERSHEY_SIMPLEX,
                     0.0042 * h / max(1, len(rank)) ** 0.5, ink, int(0.012 * h), cv2.LINE_AA)
-        _sign(corner, shape, int(0.11 * w), int(0.17 * h), int(0.045 * h), ink)
+        _sign(corner, "S" if shape else "H", int(0.11 * w), int(0.17 * h), int(0.045 * h), ink)
         if turned:
             corner = corner[::-1, ::-1]
         img = np.where(corner < 250, corner, img)
     return cv2.resize(img, (W, H), interpolation=cv2.INTER_AREA)
 
 
-def seen_at(img: np.ndarray, long_side: float) -> np.ndarray:
-    """The face as a camera sees a card ``long_side`` px long, straightened back."""
-    small = cv2.resize(img, (int(round(long_side * W / H)), int(round(long_side))), interpolation=cv2.INTER_AREA)
-    return cv2.resize(cv2.GaussianBlur(small, (0, 0), 0.6), (W, H), interpolation=cv2.INTER_LINEAR)
-
-
 def deck_of(red_ink, same_shape: bool = False, long_side: float = 150) -> PlainDeck:
     return PlainDeck(name="pale", cards=[str(c) for c in DECK], aspect=W / H,
                      faces=[seen_at(face(str(c), red_ink, same_shape), long_side) for c in DECK])
-
-
-def laid(img: np.ndarray, long_side: float, angle: float, seed: int):
-    """A face lying on a green cloth, ``long_side`` px long, turned by ``angle`` degrees,
-    softened and noisy: the frame and the card's corners."""
-    rng = np.random.default_rng(seed)
-    size = int(long_side * 2)
-    s = long_side / img.shape[0]
-    fw, fh = img.shape[1], img.shape[0]
-    m = cv2.getRotationMatrix2D((fw / 2, fh / 2), angle, s)
-    m[:, 2] += (size / 2 - fw / 2, size / 2 - fh / 2) + rng.uniform(-2, 2, 2)
-    frame = cv2.warpAffine(img.astype(np.float32), m, (size, size), flags=cv2.INTER_AREA,
-                           borderMode=cv2.BORDER_CONSTANT, borderValue=(40, 110, 40))
-    frame = cv2.GaussianBlur(frame, (0, 0), 0.6) + rng.normal(0, 3, frame.shape)
-    corners = cv2.transform(np.array([[[0, 0], [fw, 0], [fw, fh], [0, fh]]], np.float32), m)[0]
-    return np.clip(frame, 0, 255).astype(np.uint8), corners
 
 
 def test_a_deck_whose_red_print_is_seen_pale_learns_a_lower_level_of_red():
@@ -127,7 +90,7 @@ def test_pale_red_print_tells_a_red_card_from_a_black_one_of_the_same_shape(card
     deck = deck_of(PALE, same_shape=True)
     img = face(card, PALE, same_shape=True)
     for k, angle in enumerate((8, 97, 190)):
-        frame, corners = laid(img, 150, angle, seed=k)
+        frame, corners = laid_face(img, 150, angle, seed=k)
         r = decide.read_views(upright_views(frame, corners, deck.aspect), deck, card_px=150)
         expected = (Card(card),) if Card(card).suit in "HD" else (None, Card(card))
         assert r.card in expected, (card, angle, r.card, r.reason, r.detail and r.detail.get("worst"))
