@@ -221,8 +221,7 @@ class PlainDeck:
         # share a number: red and black decks have two, four-colour decks four).
         self.inks = suit_inks(self.cards, self.templates)
         level = red_print_level(self.cards, self.templates,
-                                {s for s in "SHDC" if self.inks.get(s) is not None
-                                 and float(self.inks[s][0] @ RED_HUE) < SAME_HUE})
+                                {c.suit for i, c in enumerate(self.cards) if self.other_hue(i)})
         if level < RED_INK:
             # Red print seen pale through this camera: the templates' red print is what
             # is red for this deck (``red_level`` stays the saturated print's, as the

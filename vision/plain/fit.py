@@ -20,7 +20,7 @@ from typing import Optional
 import cv2
 import numpy as np
 
-from vision.plain.find import Outline, _overlap, clockwise, refine
+from vision.plain.find import Outline, _median, _overlap, clockwise, refine
 
 WORK_LONG = 64.0
 """The card's long side (px) in the picture the search works on: coarse enough to be cheap,
@@ -94,14 +94,6 @@ def _main_angle(crop: np.ndarray, table: np.ndarray) -> float:
     return 2.0 * float(np.argmax(hist)) + 1.0
 
 
-def _median(a: np.ndarray) -> float:
-    # np.median's own checks cost more than the partition itself on arrays this small.
-    v = a.ravel()
-    n = v.size // 2
-    p = np.partition(v, (n - 1, n)) if v.size % 2 == 0 else np.partition(v, n)
-    return float((p[n - 1] + p[n]) / 2) if v.size % 2 == 0 else float(p[n])
-
-
 def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, aspect: float) -> Optional[tuple]:
     """The card-shaped rectangle near ``centre`` (frame px) whose sides lie best on edges
     new to the table (``table_picture``: the empty table's BGR picture, of the frame's
@@ -138,7 +130,7 @@ def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, 
                         - np.abs(cv2.Sobel(under, cv2.CV_32F, 1, 0, ksize=3)), 0)
         ey = np.maximum(np.abs(cv2.Sobel(turned, cv2.CV_32F, 0, 1, ksize=3))
                         - np.abs(cv2.Sobel(under, cv2.CV_32F, 0, 1, ksize=3)), 0)
-        level = max(EDGE_MIN, EDGE_NOISE * _median(np.maximum(ex, ey)))
+        level = max(EDGE_MIN, EDGE_NOISE * float(_median(np.maximum(ex, ey).ravel())))
         # A side may lie a pixel either way of its edge. Each point counts 1 when on a new
         # edge, and a thousandth of the edge's strength: of fits as well supported, the
         # one on the stronger edges wins.
