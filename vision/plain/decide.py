@@ -39,6 +39,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.plain import read
+from vision.plain.deck import RED_INK
 from vision.plain.straighten import white_balanced
 
 SHORTLIST_GAP = 0.12
@@ -105,6 +106,12 @@ tinted by the light showed 0.24-0.35 (the Blender world's burgundy cloth), while
 card seen badly (a phone photo's foreshortened K♦, 80 px long, its print off the
 template's) showed 0.43 and was named K♠ by a shape look of 0.42: more red than this is
 refused."""
+INK_ALONE_PALE = 0.8
+"""Least redness (as ``INK_RED``) where only the red card has red print, for the print's
+colour to name the red card when the deck's red print was learnt pale
+(``PlainDeck.red_print``): a black court card seen with less glare than in its
+calibration showed its pink art there at up to 0.51 of a red court's (the Blender
+world's tuning green felt), while red cards showed 0.7-7.5, most above 0.9."""
 INK_PALE = 0.1
 """Least redness (share of the template's, as ``INK_RED``) of print that a lamp's
 reflection may have paled: a red card whose print shows less than ``INK_RED`` but at
@@ -306,7 +313,7 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
                 # card has no red is the red card (black print never turns red; a
                 # reflection only pales red print, so a pale view settles nothing here).
                 alone = _red_alone_share(faces, deck, red, black, fine[red])
-                if alone is not None and alone >= INK_RED:
+                if alone is not None and alone >= (INK_RED if deck.red_print >= RED_INK else INK_ALONE_PALE):
                     duels[(x, y)] = 1.0 if x == red else -1.0
                     return duels[(x, y)]
             if share is not None and (share >= INK_RED or share <= INK_BLACK):

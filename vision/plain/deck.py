@@ -51,10 +51,17 @@ def template_of(face_bgr: np.ndarray, aspect: float) -> Template:
     """A template from an upright face (any size, BGR)."""
     f = read.Face.of(canonical(face_bgr, aspect))
     grey = _soft_grey(f)
-    colour = np.sqrt((f.chroma * f.chroma).sum(axis=2))
     return Template(face=f, red_ink=red_ink_of(f),
                     dark_ink=(grey < 0.45) & (np.abs(f.redness) < 0.25),
-                    colour_ink=(colour > COLOURED) & (grey < 0.85))
+                    colour_ink=colour_ink_of(f))
+
+
+def colour_ink_of(face: read.Face, level: Optional[float] = None) -> np.ndarray:
+    """A face's coloured print, of any colour (bool, soft size): pixels whose chroma
+    (``read.chroma_of``) reaches ``level`` (``COLOURED`` unless given), not as light as
+    the paper."""
+    colour = np.sqrt((face.chroma * face.chroma).sum(axis=2))
+    return (colour > (COLOURED if level is None else level)) & (_soft_grey(face) < 0.85)
 
 
 def _soft_grey(face: read.Face) -> np.ndarray:
@@ -63,8 +70,14 @@ def _soft_grey(face: read.Face) -> np.ndarray:
 
 def red_ink_of(face: read.Face, level: Optional[float] = None) -> np.ndarray:
     """A face's red print (bool, soft size): pixels of at least ``level`` redness
-    (``RED_INK`` unless given), not as light as the paper."""
-    return (face.redness > (RED_INK if level is None else level)) & (_soft_grey(face) < 0.85)
+    (``RED_INK`` unless given), not as light as the paper. Below ``RED_INK`` the print's
+    colour must also point red's way (``RED_HUE``): a court card's yellow and orange reach
+    a redness of 0.3-0.8, which pale red print does not pass, but their hue is not red."""
+    ink = (face.redness > (RED_INK if level is None else level)) & (_soft_grey(face) < 0.85)
+    if level is not None and level < RED_INK:
+        length = np.sqrt((face.chroma * face.chroma).sum(axis=2))
+        ink &= face.chroma @ RED_HUE >= SAME_HUE * length
+    return ink
 
 
 RED_INK = 0.45
@@ -116,7 +129,60 @@ TINT_SHARE = 0.2
 tint (see :func:`suit_inks`)."""
 
 
-def suit_inks(cards: list, templates: list) -> dict:
+COLOUR_SHARE = 0.5
+"""Where a deck's coloured print is seen pale (a lamp's light on glossy cards, a webcam's
+blur of small pips: the Blender world's A4 mat showed a four-colour deck's blue, green
+and red pips at a chroma of 0.2-0.5, where ``COLOURED`` found no ink but the hearts'),
+coloured print is what reaches this share of the coloured suits' median chroma ..."""
+COLOUR_NOISE = 3.0
+"""... and this many times the least coloured suit's (a black suit's print: 0.01-0.04
+there) ..."""
+COLOUR_FLOOR = 0.12
+"""... and at least this."""
+PALE_PRINT = 0.4
+"""Darkest print (1st percentile of a pip card's lightness, paper 1) past which a card's
+print is seen pale: its print is then what is darker than halfway to the paper, rather
+than darker than 0.7."""
+
+
+def _pip_print(t: Template) -> tuple:
+    """A pip card's print over the compared part: (mask, chroma there). Print is what is
+    darker than 0.7, or than halfway between the paper and the darkest print where that
+    is paler than ``PALE_PRINT``."""
+    grey = read.compared(_soft_grey(t.face))
+    cut = max(0.7, (1.0 + float(np.percentile(grey, 1))) / 2)
+    return grey < cut, read.compared(t.face.chroma)
+
+
+def _pips(cards: list, templates: list, suit: str) -> list:
+    mine = [t for c, t in zip(cards, templates) if c.suit == suit]
+    return [t for c, t in zip(cards, templates) if c.suit == suit and c.rank in ("9", "10")] or mine
+
+
+def colour_level(cards: list, templates: list) -> float:
+    """The least chroma of coloured print in this deck as its camera sees it:
+    ``COLOURED``, or less where the coloured suits' print is seen paler (see
+    ``COLOUR_SHARE``). Each suit's chroma is the length of its pip cards' mean chroma
+    over their print."""
+    lengths = []
+    for suit in "SHDC":
+        vecs = []
+        for t in _pips(cards, templates, suit):
+            ink, chroma = _pip_print(t)
+            if ink.any():
+                vecs.append(chroma[ink].mean(axis=0))
+        if vecs:
+            lengths.append(float(np.linalg.norm(np.mean(vecs, axis=0))))
+    if not lengths:
+        return COLOURED
+    noise = max(COLOUR_FLOOR, COLOUR_NOISE * min(lengths))
+    coloured = [v for v in lengths if v >= noise]
+    if not coloured:
+        return COLOURED
+    return float(min(COLOURED, max(noise, COLOUR_SHARE * float(np.median(coloured)))))
+
+
+def suit_inks(cards: list, templates: list, level: float = COLOURED) -> dict:
     """Each suit's ink, learnt from its calibrated pip cards (their print is the suit's
     ink alone): ``{suit: (hue, level)}``, the unit direction of the print's chroma and
     its mean length along it, or None for a suit printed black. Red and black decks
@@ -125,29 +191,27 @@ def suit_inks(cards: list, templates: list) -> dict:
     A black suit whose partner (spades and clubs) shows the same hue is learnt black:
     the table's light tints both black suits' print alike, about half of it past
     ``COLOURED``, whereas a four-colour deck's green clubs differ in hue from its black
-    spades, however tinted those are."""
+    spades, however tinted those are. ``level``: the least chroma of coloured print
+    (``colour_level``)."""
     seen = {}
     for suit in "SHDC":
-        mine = [t for c, t in zip(cards, templates) if c.suit == suit]
-        pips = [t for c, t in zip(cards, templates) if c.suit == suit and c.rank in ("9", "10")] or mine
         vecs, n_print, n_colour = [], 0, 0
-        for t in pips:
-            grey = cv2.resize(t.face.grey, t.face.soft.shape[::-1], interpolation=cv2.INTER_AREA)
-            ink = read.compared(grey < 0.7)
+        for t in _pips(cards, templates, suit):
+            ink, chroma = _pip_print(t)
             coloured = ink & read.compared(t.colour_ink)
             n_print += int(ink.sum())
             n_colour += int(coloured.sum())
             if coloured.any():
-                vecs.append(read.compared(t.face.chroma)[coloured].mean(axis=0))
+                vecs.append(chroma[coloured].mean(axis=0))
         mean = np.mean(vecs, axis=0) if vecs else np.zeros(3)
-        level = float(np.linalg.norm(mean))
-        seen[suit] = (n_colour / max(n_print, 1), mean / max(level, 1e-6), level)
+        length = float(np.linalg.norm(mean))
+        seen[suit] = (n_colour / max(n_print, 1), mean / max(length, 1e-6), length)
     out = {}
-    for suit, (share, hue, level) in seen.items():
+    for suit, (share, hue, length) in seen.items():
         partner = {"S": "C", "C": "S"}.get(suit)
         tinted = partner is not None and seen[partner][0] >= TINT_SHARE \
             and float(hue @ seen[partner][1]) >= SAME_HUE
-        out[suit] = (hue, level) if share >= 0.5 and level > COLOURED and not tinted else None
+        out[suit] = (hue, length) if share >= 0.5 and length > level and not tinted else None
     return out
 
 
@@ -179,7 +243,8 @@ class PlainDeck:
     ``held``: cards the calibration's check could not tell from another card; they are
     never named (nor a card whose view looks like one of them) until calibrated again.
     ``red_print`` (made on loading): the least redness of this deck's red print as its
-    camera sees it (``red_print_level``)."""
+    camera sees it (``red_print_level``); ``colour_print`` the least chroma of its
+    coloured print (``colour_level``)."""
 
     name: str
     cards: list
@@ -219,7 +284,13 @@ class PlainDeck:
         self.red_level = float(np.median(levels)) if levels else 1.0
         # Each suit's ink and the colour each card is printed in (cards of one colour
         # share a number: red and black decks have two, four-colour decks four).
-        self.inks = suit_inks(self.cards, self.templates)
+        # Coloured print seen pale: the templates' coloured print is what is coloured for
+        # this deck, and its suits' inks are learnt at that level.
+        self.colour_print = colour_level(self.cards, self.templates)
+        if self.colour_print < COLOURED:
+            self.templates = [replace(t, colour_ink=colour_ink_of(t.face, self.colour_print))
+                              for t in self.templates]
+        self.inks = suit_inks(self.cards, self.templates, self.colour_print)
         level = red_print_level(self.cards, self.templates,
                                 {c.suit for i, c in enumerate(self.cards) if self.other_hue(i)})
         if level < RED_INK:
