@@ -29,7 +29,8 @@ from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
 from vision.plain.find import on_plain
 from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, cut_quad, deck_rim,
-                                      inner_cuts, lone_card, miscut_faces, recut_faces, rim_misfit, rim_trims)
+                                      frame_stretch, inner_cuts, lone_card, long_side_angle, miscut_faces,
+                                      recut_faces, rim_misfit, rim_trims, stretched)
 from vision.plain.straighten import face_of, portrait_orders
 
 __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
@@ -542,6 +543,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         return frame
 
     faces, sizes, views, crops = {}, {}, {}, {}
+    angles = {}         # the direction of each card's long side in the frame, as taken
     frame_h = [1]
     lit = []        # blank outlines seen: shapes of the table lit by the room (see _blank)
     relit_cards = set()    # cards found only once the change of light was taken out
@@ -627,6 +629,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             if still:
                 break
         faces[card] = _average_face(still)
+        angles[card] = long_side_angle(still[-1][1])
         if any(q is r for _, q in still for r in relit_found):
             relit_cards.add(card)
         sizes[card] = float(np.median([_long_side(q) for _, q in still])) / still[0][0].shape[0]
@@ -636,9 +639,19 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         views[card] = [_jpeg(next_frame(f"checking the {card.name}")) for _ in range(CHECK_FRAMES)]
         frame_h[0] = still[0][0].shape[0]
 
-    def odd(card: Card, aspect: float, size: float) -> bool:
-        return abs(faces[card].shape[1] / faces[card].shape[0] / aspect - 1) > ODD_SHAPE \
-            or abs(sizes[card] / size - 1) > ODD_SIZE
+    def seen_so() -> dict:
+        # How the camera's stretch (``frame_stretch``) shows each card: through a view
+        # wider than the table, a card lying across the frame looks wider than one lying
+        # along it, however well both were cut. Faces are judged with it taken out.
+        stretch = frame_stretch({c: f.shape[1] / f.shape[0] for c, f in faces.items()}, angles)
+        return {c: stretched(angles[c], stretch) if c in angles else (1.0, 1.0) for c in faces}
+
+    def odd(card: Card) -> bool:
+        seen = seen_so()
+        shapes = {c: f.shape[1] / f.shape[0] / seen[c][0] for c, f in faces.items()}
+        lengths = {c: sizes[c] / seen[c][1] for c in faces}
+        aspect, size = float(np.median(list(shapes.values()))), float(np.median(list(lengths.values())))
+        return abs(shapes[card] / aspect - 1) > ODD_SHAPE or abs(lengths[card] / size - 1) > ODD_SIZE
 
     def shape_and_size():
         return (float(np.median([f.shape[1] / f.shape[0] for f in faces.values()])),
@@ -658,7 +671,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         better = _second_look([_uncrop(k[0]) for k in kept], aspect, size * frame_h[0], blind=blind,
                               tables=[_TableAround(_uncrop(k[1], grey=True)) for k in kept],
                               pictures=[_uncrop(k[2]) if k[2] else None for k in kept],
-                              odd=odd(card, aspect, size), with_size=True)
+                              odd=odd(card), with_size=True)
         if better is not None:
             faces[card], sizes[card] = better[0], better[1] / frame_h[0]
 
@@ -669,16 +682,16 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     # table's own lines or shade taken for the card's edge) is cut again at the card's
     # rim, here and before every build of the deck below; its twin, cut alike, cannot
     # vouch for it (see rim_trims).
-    recut_faces(faces, sizes)
+    recut_faces(faces, sizes, seen_so())
     # A face still not of the deck's shape and size was cut at another outline than the
     # card's: its template would not tell the card from its look-alikes. It is taken again
     # (and looked at again), at most ``RETAKES`` times.
     aspect, size = shape_and_size()
-    for card in [c for c in faces if odd(c, aspect, size)]:
+    for card in [c for c in faces if odd(c)]:
         for _ in range(RETAKES):
             take(card, again=True)
             second_look(card)
-            if not odd(card, aspect, size):
+            if not odd(card):
                 break
     retaken = {}
 
@@ -688,14 +701,14 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         retaken[card] = retaken.get(card, 0) + 1
 
     while True:
-        recut_faces(faces, sizes)
+        recut_faces(faces, sizes, seen_so())
         try:
             aspect, size = check_shapes(faces, sizes)
         except CalibrationError:
             # A face far off the others' shape or size (a box of the mat taken for the
             # card's outline, still so after ``RETAKES``) is asked for again before the
             # deck is given up.
-            far = [c for c in faces if odd(c, *shape_and_size()) and retaken.get(c, 0) < CHECK_RETAKES]
+            far = [c for c in faces if odd(c) and retaken.get(c, 0) < CHECK_RETAKES]
             if not far:
                 raise
             for card in far:
@@ -729,7 +742,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         # A face not of the deck's shape and size (still so after ``RETAKES``, or taken
         # again above and cut wrongly this time) is taken again too: it was cut at another
         # outline than the card's, and is set aside if still so (below).
-        again += [c for c in faces if odd(c, aspect, size) and retaken.get(c, 0) < CHECK_RETAKES and c not in again]
+        again += [c for c in faces if odd(c) and retaken.get(c, 0) < CHECK_RETAKES and c not in again]
         # A card not read back otherwise (refused, or not found in its later frames) may
         # have been taken badly too: it is taken again, once.
         for c in check["bad"]:
@@ -753,7 +766,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     # card from its twin: both are set aside too, so that neither is ever named for the
     # other, and the rest of the deck is read (a bent J♦ in the Blender world's tuning
     # table, asked for three times, refused the whole deck).
-    cut = [c for c in faces if odd(c, aspect, size)]
+    cut = [c for c in faces if odd(c)]
     held = list(dict.fromkeys([*held, *(x for c in cut for x in (c, twin_of(c)))]))
     if len(held) > MAX_HELD:
         raise CalibrationError("these cards were not found at their own outline (their face's shape or "

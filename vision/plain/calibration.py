@@ -1,7 +1,7 @@
 """Calibrating a deck through the camera: each card's face as the camera sees it, checked before it is trusted."""
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import Mapping, NamedTuple, Optional
 
 import cv2
 import numpy as np
@@ -18,6 +18,81 @@ MAX_ASPECT_SPREAD = 0.2
 """The faces' width/height may differ from their median by this fraction at most."""
 MAX_SIZE_SPREAD = 0.15
 """Through one camera, the cards' sizes may differ from their median by this fraction at most."""
+
+
+STRETCH_RANGE = (0.85, 1.15)
+"""Widths over heights of the camera's view of the table (``frame_stretch``) looked for."""
+STRETCH_STEP = 0.0025
+STRETCH_CARDS = 8
+"""Fewest faces from which a stretch is judged, ..."""
+STRETCH_EACH_WAY = 3
+"""... with at least this many lying each way (nearer the frame's width, nearer its height):
+a few cards cut wrongly, lying one way, could otherwise pass for a stretch."""
+STRETCH_FIT = 0.02
+"""Largest difference of a face's shape, stretch taken out, from the faces' median for it
+to agree with them."""
+STRETCH_AGREE = 0.75
+"""Least share of the faces that must agree once a stretch is taken out for it to be taken."""
+
+
+def long_side_angle(quad) -> float:
+    """The direction (degrees, 0-180 from the frame's x axis) of a quadrilateral's longer
+    pair of sides."""
+    q = np.asarray(quad, np.float64)
+    d = [q[(i + 1) % 4] - q[i] for i in range(4)]
+    a, b = (d[0] - d[2], d[1] - d[3])
+    v = a if np.hypot(*a) >= np.hypot(*b) else b
+    return float(np.degrees(np.arctan2(v[1], v[0])) % 180.0)
+
+
+def stretched(angle, stretch: float) -> tuple:
+    """How a card lying with its long side at ``angle`` (degrees from the frame's x axis)
+    is seen through a view ``stretch`` times as wide as the table (x over y): (its
+    width/height over the card's, its long side over the card's)."""
+    phi = np.radians(angle)
+    c2, s2 = np.cos(phi) ** 2, np.sin(phi) ** 2
+    along = np.sqrt(stretch * stretch * c2 + s2)
+    return np.sqrt(stretch * stretch * s2 + c2) / along, along
+
+
+def frame_stretch(shapes: Mapping, angles: Mapping) -> float:
+    """How much wider the camera sees the table than it is (x over y; 1.0 for a true view),
+    from the faces' shapes (width/height) and the angles their long sides lay at (degrees
+    from the frame's x axis). A camera whose picture is scaled to another shape than its
+    sensor's, or that looks at the table at a slant, shows a card lying across the frame
+    wider than one lying along it: the Blender world's A3 mat showed cards at 0.70 lying
+    along the frame's height and 0.75-0.79 lying across it, and a pass that judged them
+    against each other took the three lying across for faces cut wrongly.
+
+    The stretch is the one with which most faces agree in shape (within ``STRETCH_FIT``
+    of their median; the nearest to 1.0 among equals), taken where more faces agree with it
+    than with none and they are at least ``STRETCH_AGREE`` of them; 1.0 with fewer than
+    ``STRETCH_CARDS`` faces or ``STRETCH_EACH_WAY`` lying each way.
+
+    >>> shapes = {f"c{k}": 0.70 for k in range(6)} | {f"d{k}": 0.75 for k in range(4)}
+    >>> angles = {f"c{k}": 85 + 2 * k for k in range(6)} | {f"d{k}": 178 + k for k in range(4)}
+    >>> round(frame_stretch(shapes, angles), 2)
+    0.97
+    """
+    cards = [c for c in shapes if c in angles]
+    a = np.array([shapes[c] for c in cards], np.float64)
+    phi = np.array([angles[c] for c in cards], np.float64)
+    across = np.cos(np.radians(phi)) ** 2 > 0.5
+    if len(cards) < STRETCH_CARDS or min(int(across.sum()), int((~across).sum())) < STRETCH_EACH_WAY:
+        return 1.0
+
+    def agree(stretch: float) -> int:
+        r = a / stretched(phi, stretch)[0]
+        return int((np.abs(r / np.median(r) - 1) <= STRETCH_FIT).sum())
+
+    flat = agree(1.0)
+    best, where = flat, 1.0
+    for stretch in sorted(np.arange(STRETCH_RANGE[0], STRETCH_RANGE[1] + STRETCH_STEP / 2, STRETCH_STEP),
+                          key=lambda v: abs(v - 1.0)):
+        n = agree(float(stretch))
+        if n > best:
+            best, where = n, float(stretch)
+    return where if best > flat and best >= STRETCH_AGREE * len(cards) else 1.0
 
 
 class CalibrationError(ValueError):
@@ -574,7 +649,7 @@ def trimmed(face: np.ndarray, aspect: float, strips: dict) -> tuple:
     return cv2.warpPerspective(face, m, (out_w, fh), flags=cv2.INTER_AREA), float(new_h / fh)
 
 
-def recut_faces(faces: dict, sizes: dict) -> list:
+def recut_faces(faces: dict, sizes: dict, seen: Optional[dict] = None) -> list:
     """Cut again, in place, the faces :func:`rim_trims` finds cut outside the card, where
     the face cut again lies nearer the deck's shape and size (the medians) than as it was
     cut; ``sizes``: each card's long side (any unit), shrunk with its face. Returns the
@@ -582,17 +657,21 @@ def recut_faces(faces: dict, sizes: dict) -> list:
 
     A face cut at the card's own outline is of the deck's shape and size; trimmed, it would
     be smaller. So a strip fitted wrongly (the frame printed inside a light rim taken for
-    the card's edge) is not trimmed."""
-    aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
-    size = float(np.median(list(sizes.values())))
+    the card's edge) is not trimmed. ``seen``: how the camera shows each card, ``(shape,
+    length)`` factors (``stretched``), taken out of the faces before they are compared."""
+    seen = seen or {}
+    one = (1.0, 1.0)
+    aspect = float(np.median([f.shape[1] / f.shape[0] / seen.get(c, one)[0] for c, f in faces.items()]))
+    size = float(np.median([v / seen.get(c, one)[1] for c, v in sizes.items()]))
 
-    def off(face, long_side) -> float:
-        return max(abs(face.shape[1] / face.shape[0] / aspect - 1), abs(long_side / size - 1))
+    def off(card, face, long_side) -> float:
+        shape, length = seen.get(card, one)
+        return max(abs(face.shape[1] / face.shape[0] / shape / aspect - 1), abs(long_side / length / size - 1))
 
     done = []
-    for card, strips in rim_trims(faces, aspect).items():
-        face, shorter = trimmed(faces[card], aspect, strips)
-        if off(face, sizes[card] * shorter) <= off(faces[card], sizes[card]):
+    for card, strips in rim_trims(faces, float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))).items():
+        face, shorter = trimmed(faces[card], aspect * seen.get(card, one)[0], strips)
+        if off(card, face, sizes[card] * shorter) <= off(card, faces[card], sizes[card]):
             faces[card], sizes[card] = face, sizes[card] * shorter
             done.append(card)
     return done
