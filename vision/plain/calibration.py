@@ -152,7 +152,11 @@ def marker_centres(frame: np.ndarray) -> np.ndarray:
 def not_the_mat(outlines: list, markers: Optional[np.ndarray]) -> list:
     """``outlines`` without those too large to be a card beside the table's ``markers``
     (``MAT_SPAN``), so that ``top_level`` then gives the card lying on the mat, not the
-    mat around it. With fewer than two markers, ``outlines`` as they are.
+    mat around it, and without those around a marker (its black square in its white
+    margin can have a card's shape: through a webcam on the Blender world's A4 mat, the
+    four markers were taken for four cards, and a photo of a card whose outline was not
+    found was refused as "4 cards found"). With fewer than two markers, the size is not
+    judged.
 
     >>> from vision.plain.find import Outline
     >>> mat = Outline(np.float32([[0, 0], [420, 0], [420, 297], [0, 297]]), inside=[1])
@@ -161,10 +165,13 @@ def not_the_mat(outlines: list, markers: Optional[np.ndarray]) -> list:
     >>> [o.long_side for o in top_level(not_the_mat([mat, card], corners))]
     [89.0]
     """
-    if markers is None or len(markers) < 2:
+    if markers is None or len(markers) == 0:
         return outlines
-    span = float(np.max(np.linalg.norm(markers[:, None] - markers[None], axis=2)))
-    keep = [o.long_side <= MAT_SPAN * span for o in outlines]
+    span = float(np.max(np.linalg.norm(markers[:, None] - markers[None], axis=2))) if len(markers) >= 2 else np.inf
+    keep = [o.long_side <= MAT_SPAN * span
+            and not any(cv2.pointPolygonTest(o.corners.astype(np.float32).reshape(-1, 1, 2),
+                                             (float(x), float(y)), False) >= 0 for x, y in markers)
+            for o in outlines]
     return outlines if all(keep) else kept(outlines, keep)
 
 
@@ -228,6 +235,15 @@ def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
               and not any(cv2.pointPolygonTest(o.corners.astype(np.float32), (float(x), float(y)), False) >= 0
                           for x, y in centres)]
     return unlike or outlines
+
+
+def unlike_the_table_at(frame: np.ndarray, corners) -> bool:
+    """Whether the quadrilateral ``corners`` is unlike the table around it, as a card lying
+    alone is (``unlike_the_table``'s measures), and holds none of the table's markers."""
+    like, bands = table_likeness(frame, [np.asarray(corners, np.float32)])
+    quad = np.asarray(corners, np.float32).reshape(-1, 1, 2)
+    return bool(like[0] < TABLE_LIKE and bands.max(axis=1)[0] < BAND_LIKE) \
+        and not any(cv2.pointPolygonTest(quad, (float(x), float(y)), False) >= 0 for x, y in marker_centres(frame))
 
 
 SHARED_SIDE = 0.1
