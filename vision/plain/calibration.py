@@ -23,6 +23,7 @@ MAX_SIZE_SPREAD = 0.15
 STRETCH_RANGE = (0.85, 1.15)
 """Widths over heights of the camera's view of the table (``frame_stretch``) looked for."""
 STRETCH_STEP = 0.0025
+"""Step between the stretches tried."""
 STRETCH_CARDS = 8
 """Fewest faces from which a stretch is judged, ..."""
 STRETCH_EACH_WAY = 3
