@@ -661,12 +661,14 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         stretch = frame_stretch({c: f.shape[1] / f.shape[0] for c, f in faces.items()}, angles)
         return {c: stretched(angles[c], stretch) if c in angles else (1.0, 1.0) for c in faces}
 
-    def odd(card: Card) -> bool:
+    def odd_faces() -> list:
+        # The faces not of the deck's shape and size (the medians), in the order taken.
         seen = seen_so()
         shapes = {c: f.shape[1] / f.shape[0] / seen[c][0] for c, f in faces.items()}
         lengths = {c: sizes[c] / seen[c][1] for c in faces}
         aspect, size = float(np.median(list(shapes.values()))), float(np.median(list(lengths.values())))
-        return abs(shapes[card] / aspect - 1) > ODD_SHAPE or abs(lengths[card] / size - 1) > ODD_SIZE
+        return [c for c in faces
+                if abs(shapes[c] / aspect - 1) > ODD_SHAPE or abs(lengths[c] / size - 1) > ODD_SIZE]
 
     def shape_and_size():
         return (float(np.median([f.shape[1] / f.shape[0] for f in faces.values()])),
@@ -686,7 +688,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         better = _second_look([_uncrop(k[0]) for k in kept], aspect, size * frame_h[0], blind=blind,
                               tables=[_TableAround(_uncrop(k[1], grey=True)) for k in kept],
                               pictures=[_uncrop(k[2]) if k[2] else None for k in kept],
-                              odd=odd(card), with_size=True)
+                              odd=card in odd_faces(), with_size=True)
         if better is not None:
             faces[card], sizes[card] = better[0], better[1] / frame_h[0]
 
@@ -702,11 +704,11 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     # card's: its template would not tell the card from its look-alikes. It is taken again
     # (and looked at again), at most ``RETAKES`` times.
     aspect, size = shape_and_size()
-    for card in [c for c in faces if odd(c)]:
+    for card in odd_faces():
         for _ in range(RETAKES):
             take(card, again=True)
             second_look(card)
-            if not odd(card):
+            if card not in odd_faces():
                 break
     retaken = {}
 
@@ -723,7 +725,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             # A face far off the others' shape or size (a box of the mat taken for the
             # card's outline, still so after ``RETAKES``) is asked for again before the
             # deck is given up.
-            far = [c for c in faces if odd(c) and retaken.get(c, 0) < CHECK_RETAKES]
+            far = [c for c in odd_faces() if retaken.get(c, 0) < CHECK_RETAKES]
             if not far:
                 raise
             for card in far:
@@ -757,7 +759,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         # A face not of the deck's shape and size (still so after ``RETAKES``, or taken
         # again above and cut wrongly this time) is taken again too: it was cut at another
         # outline than the card's, and is set aside if still so (below).
-        again += [c for c in faces if odd(c) and retaken.get(c, 0) < CHECK_RETAKES and c not in again]
+        again += [c for c in odd_faces() if retaken.get(c, 0) < CHECK_RETAKES and c not in again]
         # A card not read back otherwise (refused, or not found in its later frames) may
         # have been taken badly too: it is taken again, once.
         for c in check["bad"]:
@@ -781,7 +783,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     # card from its twin: both are set aside too, so that neither is ever named for the
     # other, and the rest of the deck is read (a bent J♦ in the Blender world's tuning
     # table, asked for three times, refused the whole deck).
-    cut = [c for c in faces if odd(c)]
+    cut = odd_faces()
     held = list(dict.fromkeys([*held, *(x for c in cut for x in (c, twin_of(c)))]))
     if len(held) > MAX_HELD:
         raise CalibrationError("these cards were not found at their own outline (their face's shape or "

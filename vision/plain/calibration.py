@@ -169,10 +169,7 @@ def not_the_mat(outlines: list, markers: Optional[np.ndarray]) -> list:
     if markers is None or len(markers) == 0:
         return outlines
     span = float(np.max(np.linalg.norm(markers[:, None] - markers[None], axis=2))) if len(markers) >= 2 else np.inf
-    keep = [o.long_side <= MAT_SPAN * span
-            and not any(cv2.pointPolygonTest(o.corners.astype(np.float32).reshape(-1, 1, 2),
-                                             (float(x), float(y)), False) >= 0 for x, y in markers)
-            for o in outlines]
+    keep = [o.long_side <= MAT_SPAN * span and not _holds_a_marker(o.corners, markers) for o in outlines]
     return outlines if all(keep) else kept(outlines, keep)
 
 
@@ -233,18 +230,23 @@ def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
     # The table's ArUco markers are unlike any cloth and never a card.
     centres = marker_centres(frame)
     unlike = [o for o, v, band in zip(outlines, like, bands) if v < TABLE_LIKE and band < BAND_LIKE
-              and not any(cv2.pointPolygonTest(o.corners.astype(np.float32), (float(x), float(y)), False) >= 0
-                          for x, y in centres)]
+              and not _holds_a_marker(o.corners, centres)]
     return unlike or outlines
 
 
 def unlike_the_table_at(frame: np.ndarray, corners) -> bool:
-    """Whether the quadrilateral ``corners`` is unlike the table around it, as a card lying
-    alone is (``unlike_the_table``'s measures), and holds none of the table's markers."""
+    """Whether the quadrilateral ``corners`` would be kept by :func:`unlike_the_table`:
+    unlike the table around it, as a card lying alone is, and holding none of the
+    table's markers."""
     like, bands = table_likeness(frame, [np.asarray(corners, np.float32)])
-    quad = np.asarray(corners, np.float32).reshape(-1, 1, 2)
     return bool(like[0] < TABLE_LIKE and bands.max(axis=1)[0] < BAND_LIKE) \
-        and not any(cv2.pointPolygonTest(quad, (float(x), float(y)), False) >= 0 for x, y in marker_centres(frame))
+        and not _holds_a_marker(corners, marker_centres(frame))
+
+
+def _holds_a_marker(corners, centres) -> bool:
+    """Whether one of the markers' ``centres`` lies within the quadrilateral ``corners``."""
+    quad = np.asarray(corners, np.float32).reshape(-1, 1, 2)
+    return any(cv2.pointPolygonTest(quad, (float(x), float(y)), False) >= 0 for x, y in centres)
 
 
 SHARED_SIDE = 0.1
@@ -686,7 +688,8 @@ def recut_faces(faces: dict, sizes: dict, seen: Optional[dict] = None) -> list:
         return max(abs(face.shape[1] / face.shape[0] / shape / aspect - 1), abs(long_side / length / size - 1))
 
     done = []
-    for card, strips in rim_trims(faces, float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))).items():
+    as_seen = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
+    for card, strips in rim_trims(faces, as_seen).items():
         face, shorter = trimmed(faces[card], aspect * seen.get(card, one)[0], strips)
         if off(card, face, sizes[card] * shorter) <= off(card, faces[card], sizes[card]):
             faces[card], sizes[card] = face, sizes[card] * shorter

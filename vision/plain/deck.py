@@ -60,8 +60,11 @@ def colour_ink_of(face: read.Face, level: Optional[float] = None) -> np.ndarray:
     """A face's coloured print, of any colour (bool, soft size): pixels whose chroma
     (``read.chroma_of``) reaches ``level`` (``COLOURED`` unless given), not as light as
     the paper."""
-    colour = np.sqrt((face.chroma * face.chroma).sum(axis=2))
-    return (colour > (COLOURED if level is None else level)) & (_soft_grey(face) < 0.85)
+    return (_chroma_length(face) > (COLOURED if level is None else level)) & (_soft_grey(face) < 0.85)
+
+
+def _chroma_length(face: read.Face) -> np.ndarray:
+    return np.sqrt((face.chroma * face.chroma).sum(axis=2))
 
 
 def _soft_grey(face: read.Face) -> np.ndarray:
@@ -75,8 +78,7 @@ def red_ink_of(face: read.Face, level: Optional[float] = None) -> np.ndarray:
     a redness of 0.3-0.8, which pale red print does not pass, but their hue is not red."""
     ink = (face.redness > (RED_INK if level is None else level)) & (_soft_grey(face) < 0.85)
     if level is not None and level < RED_INK:
-        length = np.sqrt((face.chroma * face.chroma).sum(axis=2))
-        ink &= face.chroma @ RED_HUE >= SAME_HUE * length
+        ink &= face.chroma @ RED_HUE >= SAME_HUE * _chroma_length(face)
     return ink
 
 
@@ -150,7 +152,8 @@ def _pip_print(t: Template) -> tuple:
     darker than 0.7, or than halfway between the paper and the darkest print where that
     is paler than ``PALE_PRINT``."""
     grey = read.compared(_soft_grey(t.face))
-    cut = max(0.7, (1.0 + float(np.percentile(grey, 1))) / 2)
+    darkest = float(np.percentile(grey, 1))
+    cut = (1.0 + darkest) / 2 if darkest > PALE_PRINT else 0.7
     return grey < cut, read.compared(t.face.chroma)
 
 
@@ -316,8 +319,7 @@ class PlainDeck:
         if a not in self._hues:
             f = self.templates[a].face
             hue = self.inks[self.cards[a].suit][0]
-            length = np.sqrt((f.chroma * f.chroma).sum(axis=2))
-            self._hues[a] = self.templates[a].colour_ink & (f.chroma @ hue >= SAME_HUE * length)
+            self._hues[a] = self.templates[a].colour_ink & (f.chroma @ hue >= SAME_HUE * _chroma_length(f))
         return self._hues[a]
 
     def other_hue(self, a: int) -> bool:
