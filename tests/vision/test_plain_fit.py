@@ -179,3 +179,60 @@ def test_a_card_partly_under_another_is_not_fitted_from_the_top_cards_side(monke
         fg = table.foreground(frame, update=False)
         got = fit.fitted_outlines(frame, fg, [Outline(np.asarray(ace))], aspect, table, size)
         assert all(corner_error(o.corners, ten) < 0.04 * size for o in got), (seed, [o.corners for o in got])
+
+
+def _card_with_square_print(marks_at, paper: int = 80):
+    """A table (grey 120) with a card lying 50 degrees off the frame's axes, its paper of grey
+    ``paper`` (darker than the table, as a cream card on a white cloth), and black square marks inside it (centred at ``marks_at``, offsets
+    from the card's centre) whose sides run along the frame's axes: ``(frame, table
+    picture, card corners, an outline round the marks)``."""
+    h, w, long_, short = 240, 320, 130.0, 97.0
+    table = np.full((h, w, 3), 120, np.uint8)
+    frame = table.copy()
+    centre = np.array([160.0, 120.0])
+    t = np.radians(50.0)
+    along, across = np.array([np.sin(t), -np.cos(t)]), np.array([np.cos(t), np.sin(t)])
+    corners = np.array([centre + sx * short / 2 * across + sy * long_ / 2 * along
+                        for sx, sy in ((-1, 1), (1, 1), (1, -1), (-1, -1))])
+    cv2.fillConvexPoly(frame, np.round(corners).astype(np.int32), (paper,) * 3, cv2.LINE_AA)
+    for dx, dy in marks_at:
+        x, y = int(centre[0] + dx), int(centre[1] + dy)
+        cv2.rectangle(frame, (x - 8, y - 8), (x + 8, y + 8), (0, 0, 0), -1)
+    xs, ys = [centre[0] + dx for dx, _ in marks_at], [centre[1] + dy for _, dy in marks_at]
+    marks = np.array([[min(xs) - 12, min(ys) - 12], [max(xs) + 12, min(ys) - 12],
+                      [max(xs) + 12, max(ys) + 12], [min(xs) - 12, max(ys) + 12]])
+    return frame, table, corners, marks
+
+
+def _off_axes(angle: float) -> float:
+    return min(angle % 90.0, 90.0 - angle % 90.0)
+
+
+def test_the_print_inside_a_refused_outline_does_not_turn_the_fitted_card():
+    # Twelve marks' edges far outweigh the card's sides (a step of 24 grey levels), which run
+    # 50 degrees from them:
+    # looking everywhere, the fit turns its cards the marks' way and fits no card there;
+    # told that the marks lie inside the card (the outline refused was theirs), it finds
+    # the card's own direction, and the card.
+    frame, table, corners, marks = _card_with_square_print([(dx, dy) for dx in (-20, 0, 20)
+                                                            for dy in (-30, -10, 10, 30)], paper=96)
+    size, aspect = 130.0, 97.0 / 130.0
+    grey, tgrey = fit._grey(frame), fit._grey(table)
+    assert [_off_axes(a) <= 4.0 for a in fit._main_angles(grey, tgrey)] == [True]
+    ignore = np.zeros(grey.shape, np.uint8)
+    cv2.fillConvexPoly(ignore, marks.astype(np.int32), 1)
+    assert abs(fit._main_angles(grey, tgrey, ignore.astype(bool))[0] - 50.0) <= 3.0
+    blind = fit.fitted_outline(frame, table, tuple(marks.mean(axis=0)), size, aspect)
+    assert blind is None or corner_error(blind.corners, corners) > 0.1 * size
+    got = fit.fitted_outline(frame, table, tuple(marks.mean(axis=0)), size, aspect, within=marks)
+    assert got is not None and corner_error(got.corners, corners) < 0.04 * size
+
+
+def test_a_second_direction_of_the_new_edges_is_tried_when_it_weighs_almost_as_much():
+    # Five marks: their edges still lead, the card's sides weigh more than
+    # SECOND_DIRECTION of theirs, and the fit tries both directions with no hint.
+    frame, table, corners, _ = _card_with_square_print([(-20, -30), (0, -30), (20, -30), (-20, 30), (0, 30)])
+    hist_first, *rest = fit._main_angles(fit._grey(frame), fit._grey(table))
+    assert _off_axes(hist_first) <= 4.0 and len(rest) == 1 and abs(rest[0] - 50.0) <= 3.0
+    got = fit.fitted_outline(frame, table, (160.0, 120.0), 130.0, 97.0 / 130.0)
+    assert got is not None and corner_error(got.corners, corners) < 0.04 * 130.0

@@ -358,7 +358,10 @@ def _refitted_reading(frame, o, table, deck, size, r, used):
     from vision.plain.straighten import upright_views
     if abs(o.long_side / size - 1.0) <= REFIT_OFF:
         return r, used
-    g = fitted_outline(frame, table.mean, tuple(map(float, o.corners.mean(axis=0))), size, deck.aspect)
+    # An outline smaller than the card lies on its print (a court's frame, a block of pips):
+    # the edges inside it do not say which way the card lies.
+    g = fitted_outline(frame, table.mean, tuple(map(float, o.corners.mean(axis=0))), size, deck.aspect,
+                       within=o.corners if o.long_side < size else None)
     if g is None:
         return r, used
     g.blob, g.inside = o.blob, list(o.inside)          # the same card's place, as a grown outline keeps

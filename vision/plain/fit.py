@@ -30,6 +30,14 @@ FIT_SCALES = np.arange(0.8, 1.36, 0.04)
 larger; ``SIZE_RANGE`` allows 0.75-1.35)."""
 FIT_TURNS = (-3.0, -1.5, 0.0, 1.5, 3.0)
 """Angles tried (degrees) around each of the two main directions of the new edges."""
+SECOND_DIRECTION = 0.6
+"""A second direction of the new edges (``_main_angles``) is tried too when its weight is at
+least this share of the first's. A card's print can outweigh its sides: the round pips of a
+ten of clubs on a cream card, darker than the white cloth it lies on, put most of their edges
+near the frame's axes, while the card's faint sides ran 50 degrees from them (their weight
+0.8 of the print's) and no card was fitted there."""
+SECOND_APART = 20.0
+"""Least angle (degrees, modulo 90) between the two directions tried."""
 FIT_REACH = 0.25
 """How far (card lengths) the card's centre may lie from the middle of its print."""
 SIDE_SPAN = (0.7, 0.6)
@@ -82,24 +90,44 @@ def _grey(img: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(np.clip(img, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY).astype(np.float32)
 
 
-def _main_angle(crop: np.ndarray, table: np.ndarray) -> float:
-    """The direction (degrees, modulo 90) in which the edges new to the table mostly run:
-    a card's four sides share it."""
+def _main_angles(crop: np.ndarray, table: np.ndarray, ignore: Optional[np.ndarray] = None) -> list:
+    """The directions (degrees, modulo 90) in which the edges new to the table mostly run
+    (a card's four sides share one): the main one, and a second one at least
+    ``SECOND_APART`` from it when it weighs ``SECOND_DIRECTION`` of the main one or more.
+    ``ignore``: pixels (a mask of the crop's size) whose edges are not counted.
+
+    >>> img = np.full((64, 64), 100, np.float32); img[16:48, 20:44] = 160   # an upright card
+    >>> _main_angles(img, np.full_like(img, 100))
+    [1.0]
+    """
     gx, gy = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
     tx, ty = cv2.Sobel(table, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(table, cv2.CV_32F, 0, 1, ksize=3)
     new = np.maximum(np.hypot(gx, gy) - np.hypot(tx, ty), 0)
+    if ignore is not None:
+        new[ignore] = 0
     angle = np.degrees(np.arctan2(gy, gx)) % 90.0
     hist = np.bincount(np.minimum((angle / 2).astype(int), 44).ravel(), weights=new.ravel(), minlength=45)
     hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
-    return 2.0 * float(np.argmax(hist)) + 1.0
+    first = int(np.argmax(hist))
+    out = [2.0 * first + 1.0]
+    # Bins are 2 degrees wide and the histogram wraps round at 90 degrees.
+    apart = np.abs((np.arange(45) - first + 22) % 45 - 22) * 2.0 >= SECOND_APART
+    peak = (hist >= np.roll(hist, 1)) & (hist >= np.roll(hist, -1)) & apart
+    if peak.any():
+        second = int(np.flatnonzero(peak)[np.argmax(hist[peak])])
+        if hist[second] >= SECOND_DIRECTION * hist[first]:
+            out.append(2.0 * second + 1.0)
+    return out
 
 
-def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, aspect: float) -> Optional[tuple]:
+def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, aspect: float,
+             within: Optional[np.ndarray] = None) -> Optional[tuple]:
     """The card-shaped rectangle near ``centre`` (frame px) whose sides lie best on edges
     new to the table (``table_picture``: the empty table's BGR picture, of the frame's
     proportions at any size): ``(support, corners)``, ``support`` the share of its least
     supported side (at least ``FIT_SUPPORT``), or None when no rectangle in the frame there
-    is supported so."""
+    is supported so. ``within``: corners (frame px) of an outline found inside the card
+    (its print): its edges do not say which way the card's sides run."""
     s = WORK_LONG / size
     f = frame.shape[1] / table_picture.shape[1]
     # Room for the largest card tried, as far from the print's middle as it may lie; its
@@ -117,10 +145,14 @@ def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, 
     crop, tcrop = cv2.GaussianBlur(crop, (0, 0), 0.8), cv2.GaussianBlur(tcrop, (0, 0), 0.8)
     h, w = crop.shape
     c = ((cx - x0) * s, (cy - y0) * s)
-    main = _main_angle(crop, tcrop)
+    ignore = None
+    if within is not None:
+        ignore = np.zeros(crop.shape, np.uint8)
+        cv2.fillConvexPoly(ignore, np.round((np.asarray(within, np.float64) - (x0, y0)) * s).astype(np.int32), 1)
+        ignore = ignore.astype(bool)
     tries = []
     reach = int(FIT_REACH * WORK_LONG)
-    for th in [main + t for t in FIT_TURNS] + [main + 90 + t for t in FIT_TURNS]:
+    for th in [main + q + t for main in _main_angles(crop, tcrop, ignore) for q in (0, 90) for t in FIT_TURNS]:
         # The crop turned so that the tried card lies upright: its sides are then rows
         # and columns, and each side's support is a box filter read at an offset.
         m = cv2.getRotationMatrix2D(c, float(th), 1.0)
@@ -198,10 +230,10 @@ def refined(frame: np.ndarray, corners: np.ndarray, size: float) -> np.ndarray:
 
 
 def fitted_outline(frame: np.ndarray, table_picture: np.ndarray, centre, size: float,
-                   aspect: float) -> Optional[Outline]:
-    """The card fitted near ``centre`` (:func:`fit_card`) with its sides moved to their steps
-    (:func:`refined`), as an outline, or None where no card is fitted."""
-    got = fit_card(frame, table_picture, centre, size, aspect)
+                   aspect: float, within: Optional[np.ndarray] = None) -> Optional[Outline]:
+    """The card fitted near ``centre`` (:func:`fit_card`, with ``within``) with its sides moved
+    to their steps (:func:`refined`), as an outline, or None where no card is fitted."""
+    got = fit_card(frame, table_picture, centre, size, aspect, within)
     return None if got is None else Outline(refined(frame, got[1], size), support=got[0])
 
 
