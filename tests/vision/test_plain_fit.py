@@ -183,9 +183,10 @@ def test_a_card_partly_under_another_is_not_fitted_from_the_top_cards_side(monke
 
 def _card_with_square_print(marks_at, paper: int = 80):
     """A table (grey 120) with a card lying 50 degrees off the frame's axes, its paper of grey
-    ``paper`` (darker than the table, as a cream card on a white cloth), and black square marks inside it (centred at ``marks_at``, offsets
-    from the card's centre) whose sides run along the frame's axes: ``(frame, table
-    picture, card corners, an outline round the marks)``."""
+    ``paper`` (darker than the table, as a cream card on a white cloth), and black square
+    marks inside it (centred at ``marks_at``, offsets from the card's centre) whose sides run
+    along the frame's axes: ``(frame, table picture, card corners, an outline round the
+    marks)``."""
     h, w, long_, short = 240, 320, 130.0, 97.0
     table = np.full((h, w, 3), 120, np.uint8)
     frame = table.copy()
@@ -210,10 +211,9 @@ def _off_axes(angle: float) -> float:
 
 def test_the_print_inside_a_refused_outline_does_not_turn_the_fitted_card():
     # Twelve marks' edges far outweigh the card's sides (a step of 24 grey levels), which run
-    # 50 degrees from them:
-    # looking everywhere, the fit turns its cards the marks' way and fits no card there;
-    # told that the marks lie inside the card (the outline refused was theirs), it finds
-    # the card's own direction, and the card.
+    # 50 degrees from them: looking everywhere, the fit turns its cards the marks' way and
+    # fits no card there; told that the marks lie inside the card (the outline refused was
+    # theirs), it finds the card's own direction, and the card.
     frame, table, corners, marks = _card_with_square_print([(dx, dy) for dx in (-20, 0, 20)
                                                             for dy in (-30, -10, 10, 30)], paper=96)
     size, aspect = 130.0, 97.0 / 130.0
