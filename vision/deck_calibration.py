@@ -27,7 +27,7 @@ import numpy as np
 from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
-from vision.plain.find import on_plain
+from vision.plain.find import CHANGE_LEVEL, on_plain
 from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, cut_quad, deck_rim,
                                       frame_stretch, inner_cuts, lone_card, long_side_angle, miscut_faces,
                                       recut_faces, rim_misfit, rim_trims, stretched,
@@ -615,6 +615,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                 if not outlines and seen_empty and waited >= RELIT_AFTER:
                     outlines = _outlines_alone(frame, table, faint=True, relit=True, **hints)
                     relit_found.extend(o.corners for o in outlines)
+                    if not outlines and others:
+                        outlines = _fitted_alone(frame, table, other_sizes, others)
             if not outlines:
                 if steady and recent:
                     # Nothing has moved since the card was found lying there: it still
@@ -922,6 +924,53 @@ def _size_hint(sizes: dict, frame) -> Optional[float]:
     others are about as large."""
     known = [v for v in sizes.values() if v]
     return float(np.median(known)) * frame.shape[0] if len(known) >= 3 else None
+
+
+FIT_INSIDE = 0.97
+"""``_fitted_alone`` keeps a fitted card only when at least this share of what differs from
+the empty table within 0.75 of a card's length of its centre lies inside it, grown by
+``FIT_GROW``: a card fitted at a slant across a ten of clubs' round pips leaves some of its
+print outside. (Pale tuning group, seed 928, gen-18: such fits had 0.79-0.88 inside and
+their faces were read back as another card; the fits at the card's corners 0.99-1.)"""
+FIT_GROW = 0.03
+"""How much (a share of its size) a fitted card is grown before its print is counted
+inside: the fit's sides lie within a pixel or two of the card's."""
+
+
+def _fitted_alone(frame, table: TableModel, sizes: dict, faces: dict) -> list:
+    """A card of the size and shape of those taken so far (their medians, once three are:
+    ``_size_hint``), fitted where print lies that differs from the empty table
+    (``fit.fitted_outlines``, as in play): a
+    cream card with no printed edge on a white felt of its paper's shade shows its sides
+    only where the lamp lights them or they cast a shadow (on a tuning snow felt, two of
+    four), too little for any outline, while its print differs plainly. Only fits that
+    hold all that print (``FIT_INSIDE``) are kept: a face cut at a slant is another card's.
+    (Fitted at the size of one card taken, the fits of a generated design on the white A4
+    mat were skewed, their faces of odd shapes, and the pass failed: white-mat-a4, tuning
+    seed 910, gen-23.)
+    ``sizes``: long sides as shares of the frame's height, as the pass keeps them."""
+    from vision.plain.fit import fitted_outlines
+    size, aspect = _size_hint(sizes, frame), _aspect_hint(faces)
+    if size is None or aspect is None:
+        return []
+    fits = fitted_outlines(frame, table.foreground(frame, update=False), [], aspect, table, size)
+    diff = table.difference(frame) if fits else None
+    if diff is None:
+        return []
+    changed = diff > CHANGE_LEVEL
+    scale = diff.shape[1] / frame.shape[1]
+    ys, xs = np.nonzero(changed)
+    pts = np.stack([xs, ys], 1).astype(np.float32) / scale
+    kept = []
+    for o in fits:
+        centre = o.corners.mean(axis=0)
+        near = pts[np.hypot(*(pts - centre).T) < 0.75 * size]
+        grown = (centre + (o.corners - centre) * (1 + FIT_GROW)).astype(np.float32)
+        inside = np.array([cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0 for x, y in near])
+        share = float(inside.mean()) if len(near) else 0.0
+        if share >= FIT_INSIDE:
+            kept.append(o)
+    return kept
 
 
 def _aspect_hint(faces: dict) -> Optional[float]:

@@ -28,6 +28,8 @@ CLOTH_COLOURS = {
     "brown": (40, 60, 95), "olive": (40, 110, 110),
     # Near-white colours no split uses: the tuning tools' light tables (textures.GROUPS["light"]).
     "linen": (200, 214, 222), "ivory": (212, 230, 236),
+    # As light as card paper or lighter: the tuning tools' pale tables (textures.GROUPS["pale"]).
+    "snow": (240, 242, 243), "chalk": (232, 234, 230),
 }
 """Named colours of cloth and felt (BGR)."""
 

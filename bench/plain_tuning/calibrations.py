@@ -17,6 +17,7 @@ card, ``calibration.inner_cuts``).
     python -m bench.plain_tuning.calibrations --group white-mat-a4 --seeds 924 --camera tuning-hard
     python -m bench.plain_tuning.calibrations --group white-mat --seeds 980 --designs generated
     python -m bench.plain_tuning.calibrations --group light --seeds 942 --designs generated   # near-white cloth
+    python -m bench.plain_tuning.calibrations --group pale --seeds 928 --designs generated    # cloth lighter than paper
 """
 from __future__ import annotations
 
@@ -41,7 +42,10 @@ PATTERNED = textures.GROUPS["patterned"]
 """The ``patterned`` group: the tools' own printed cloths (gingham, stripes, plaid)."""
 LIGHT = textures.GROUPS["light"]
 """The ``light`` group: near-white cloth and felt (linen, ivory) that no split uses."""
-TEXTURED = {"busy": BUSY, "white-mat-busy": WHITE_MAT_BUSY, "patterned": PATTERNED, "light": LIGHT}
+PALE = textures.GROUPS["pale"]
+"""The ``pale`` group: cloth and felt as light as card paper or lighter (snow, chalk)."""
+TEXTURED = {"busy": BUSY, "white-mat-busy": WHITE_MAT_BUSY, "patterned": PATTERNED, "light": LIGHT,
+            "pale": PALE}
 """The tools' own groups (``textures.GROUPS``, not groups of the tuning split), drawn with
 its textures registered."""
 WHITE_MAT_A4 = tuple(f"mat:A4:white:{s}" for s in (*vs.SURFACES["tuning"]["cloth"],
@@ -124,7 +128,7 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print, camera: str = N
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy, patterned, white-mat-a4, light")
+    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy, patterned, white-mat-a4, light, pale")
     ap.add_argument("--seeds", default="30,31,32,33", help="below 1000: tuning")
     ap.add_argument("--designs", default=",".join(vs.TUNING_DESIGNS),
                     help="tuning designs, comma-separated, or 'generated' (gen-1 ... gen-24)")

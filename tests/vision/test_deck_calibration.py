@@ -1203,3 +1203,48 @@ def test_calibrate_deck_command_writes_nothing_when_the_check_reads_back_almost_
     err = capsys.readouterr().err
     assert "cards were read back" in err and "not written" in err and "Traceback" not in err
     assert not out.exists()
+
+
+@needs_art
+def test_a_cream_card_on_a_white_felt_is_fitted_at_the_size_of_the_cards_taken(monkeypatch, tmp_path):
+    # A generated tuning design with no edge printed, its paper of a snow-white felt's
+    # shade: no outline is found, even with faint edges and the light taken out; only its
+    # print differs from the empty table. A card of the size and shape of those taken so
+    # far (three at least), fitted over the print, lies at its corners. The empty table gives nothing, and
+    # a card fitted at a slant (part of the print outside it) is not kept.
+    from bench import vision_sets as vs
+    from bench.plain_tuning.scenes import corner_error
+    from vision.deck_calibration import _fitted_alone, _outlines_alone
+    from vision.plain import fit
+    from vision.plain.background import TableModel
+    from vision.plain.find import Outline
+    from vision.synth import compose_scene
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng([6, 93])
+    session = vs.draw_session(rng, "tuning", size=(640, 480), design="gen-3", surface="felt:snow")
+    empty = compose_scene([], size=session.size, rng=rng, **session.conditions())
+    table = TableModel()
+    for _ in range(5):
+        table.learn(empty.shoot(rng)[0])
+    px = session.card_px()
+    face = art.card_image("gen-3", "AS", height=300)
+    # Three cards taken so far (the hints' least), of the design's shape and this size.
+    blank = np.zeros((200, int(round(200 * face.shape[1] / face.shape[0])), 3), np.uint8)
+    taken = {Card(c): blank for c in ("9S", "KS", "QS")}
+    sizes = {c: px / session.size[1] for c in taken}
+    for card in ("10S", "AS"):
+        places, _ = vs.frame_placements(session, rng, "alone", cards=[Card(card)])
+        shot = compose_scene(places, size=session.size, rng=rng, **session.conditions())
+        frame, truth = shot.shoot(rng)[0], np.asarray(shot.truth[0]["corners"], np.float32)
+        assert _outlines_alone(frame, table, faint=True, relit=True) == [], card
+        got = _fitted_alone(frame, table, sizes, taken)
+        assert len(got) == 1 and corner_error(got[0].corners, truth) < 0.04 * px, card
+    assert _fitted_alone(empty.shoot(rng)[0], table, sizes, taken) == []
+    # With fewer than three cards taken, nothing is fitted: one card's face may be cut wrongly.
+    assert _fitted_alone(frame, table, {Card("9S"): sizes[Card("9S")]}, {Card("9S"): blank}) == []
+    centre = truth.mean(axis=0)
+    turn = np.float32([[np.cos(0.8), -np.sin(0.8)], [np.sin(0.8), np.cos(0.8)]])
+    for corners, kept in ((truth, 1), ((truth - centre) @ turn.T + centre, 0)):
+        monkeypatch.setattr(fit, "fitted_outlines", lambda *a, c=corners: [Outline(np.float32(c), 1.0, 0.0)])
+        assert len(_fitted_alone(frame, table, sizes, taken)) == kept
