@@ -934,21 +934,22 @@ print outside. (Pale tuning group, seed 928, gen-18: such fits had 0.79-0.88 ins
 their faces were read back as another card; the fits at the card's corners 0.99-1.)"""
 FIT_GROW = 0.03
 """How much (a share of its size) a fitted card is grown before its print is counted
-inside: the fit's sides lie within a pixel or two of the card's."""
+inside: the fit's sides lie within a pixel or two of the card's. (Grown by 6%, a white-mat
+ace fitted a few pixels inside its side was kept, but so were faces of odd shapes in
+another tuning pass, which then failed: white-mat-a4, seed 910, gen-11.)"""
 
 
 def _fitted_alone(frame, table: TableModel, sizes: dict, faces: dict) -> list:
     """A card of the size and shape of those taken so far (their medians, once three are:
     ``_size_hint``), fitted where print lies that differs from the empty table
-    (``fit.fitted_outlines``, as in play): a
-    cream card with no printed edge on a white felt of its paper's shade shows its sides
-    only where the lamp lights them or they cast a shadow (on a tuning snow felt, two of
-    four), too little for any outline, while its print differs plainly. Only fits that
-    hold all that print (``FIT_INSIDE``) are kept: a face cut at a slant is another card's.
-    (Fitted at the size of one card taken, the fits of a generated design on the white A4
-    mat were skewed, their faces of odd shapes, and the pass failed: white-mat-a4, tuning
-    seed 910, gen-23.)
-    ``sizes``: long sides as shares of the frame's height, as the pass keeps them."""
+    (``fit.fitted_outlines``, as in play). A cream card with no printed edge on a white
+    felt of its paper's shade shows its sides only where the lamp lights them or they cast
+    a shadow (on a tuning snow felt, two of four), too little for any outline, while its
+    print differs plainly. Only fits that hold all that print (``FIT_INSIDE``) are kept: a
+    face cut at a slant is another card's. (Fitted at the size of one card taken, the fits
+    of a generated design on the white A4 mat were skewed, their faces of odd shapes, and
+    the pass failed: white-mat-a4, tuning seed 910, gen-23.) ``sizes``: long sides as
+    shares of the frame's height, as the pass keeps them."""
     from vision.plain.fit import fitted_outlines
     size, aspect = _size_hint(sizes, frame), _aspect_hint(faces)
     if size is None or aspect is None:
