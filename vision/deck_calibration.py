@@ -27,7 +27,7 @@ import numpy as np
 from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
-from vision.plain.find import CHANGE_LEVEL, on_plain
+from vision.plain.find import CHANGE_LEVEL, _inside_convex, on_plain
 from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, cut_quad, deck_rim,
                                       frame_stretch, inner_cuts, lone_card, long_side_angle, miscut_faces,
                                       recut_faces, rim_misfit, rim_trims, stretched,
@@ -615,7 +615,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                 if not outlines and seen_empty and waited >= RELIT_AFTER:
                     outlines = _outlines_alone(frame, table, faint=True, relit=True, **hints)
                     relit_found.extend(o.corners for o in outlines)
-                    if not outlines and others:
+                    if not outlines:
                         outlines = _fitted_alone(frame, table, other_sizes, others)
             if not outlines:
                 if steady and recent:
@@ -958,18 +958,14 @@ def _fitted_alone(frame, table: TableModel, sizes: dict, faces: dict) -> list:
     diff = table.difference(frame) if fits else None
     if diff is None:
         return []
-    changed = diff > CHANGE_LEVEL
-    scale = diff.shape[1] / frame.shape[1]
-    ys, xs = np.nonzero(changed)
-    pts = np.stack([xs, ys], 1).astype(np.float32) / scale
+    ys, xs = np.nonzero(diff > CHANGE_LEVEL)
+    changed = np.stack([xs, ys], 1).astype(np.float32) * (frame.shape[1] / diff.shape[1])
     kept = []
     for o in fits:
         centre = o.corners.mean(axis=0)
-        near = pts[np.hypot(*(pts - centre).T) < 0.75 * size]
-        grown = (centre + (o.corners - centre) * (1 + FIT_GROW)).astype(np.float32)
-        inside = np.array([cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0 for x, y in near])
-        share = float(inside.mean()) if len(near) else 0.0
-        if share >= FIT_INSIDE:
+        near = changed[np.hypot(*(changed - centre).T) < 0.75 * size]
+        grown = centre + (o.corners - centre) * (1 + FIT_GROW)
+        if len(near) and float(_inside_convex(grown[None], near)[0].mean()) >= FIT_INSIDE:
             kept.append(o)
     return kept
 

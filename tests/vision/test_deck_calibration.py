@@ -1210,8 +1210,8 @@ def test_a_cream_card_on_a_white_felt_is_fitted_at_the_size_of_the_cards_taken(m
     # A generated tuning design with no edge printed, its paper of a snow-white felt's
     # shade: no outline is found, even with faint edges and the light taken out; only its
     # print differs from the empty table. A card of the size and shape of those taken so
-    # far (three at least), fitted over the print, lies at its corners. The empty table gives nothing, and
-    # a card fitted at a slant (part of the print outside it) is not kept.
+    # far (three at least), fitted over the print, lies at its corners. The empty table
+    # gives nothing, and a card fitted at a slant (part of the print outside it) is not kept.
     from bench import vision_sets as vs
     from bench.plain_tuning.scenes import corner_error
     from vision.deck_calibration import _fitted_alone, _outlines_alone
