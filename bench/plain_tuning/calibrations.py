@@ -44,8 +44,10 @@ LIGHT = textures.GROUPS["light"]
 """The ``light`` group: near-white cloth and felt (linen, ivory) that no split uses."""
 PALE = textures.GROUPS["pale"]
 """The ``pale`` group: cloth and felt as light as card paper or lighter (snow, chalk)."""
+MAT_BUSY = textures.GROUPS["mat-busy"]
+"""The ``mat-busy`` group: the project's grey A4 mat laid on the busy surfaces."""
 TEXTURED = {"busy": BUSY, "white-mat-busy": WHITE_MAT_BUSY, "patterned": PATTERNED, "light": LIGHT,
-            "pale": PALE}
+            "pale": PALE, "mat-busy": MAT_BUSY}
 """The tools' own groups (``textures.GROUPS``, not groups of the tuning split), drawn with
 its textures registered."""
 WHITE_MAT_A4 = tuple(f"mat:A4:white:{s}" for s in (*vs.SURFACES["tuning"]["cloth"],

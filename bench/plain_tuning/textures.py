@@ -24,14 +24,16 @@ PRINTS = ("camouflage",)
 GROUPS = {"busy": tuple(f"tune:{k}" for k in KINDS), "patterned": tuple(f"tune:{k}" for k in PATTERNS),
           "white-mat-busy": tuple(f"mat:A4:white:tune:{k}" for k in KINDS),
           "light": ("cloth:linen", "cloth:ivory", "felt:linen", "felt:ivory"),
-          "pale": ("cloth:snow", "cloth:chalk", "felt:snow", "felt:chalk")}
+          "pale": ("cloth:snow", "cloth:chalk", "felt:snow", "felt:chalk"),
+          "mat-busy": tuple(f"mat:A4:tune:{k}" for k in KINDS)}
 """The tools' own surface groups (under the tuning split's camera): ``busy`` (these
 textures, the busy split of ``bench.vision_plain``), ``patterned`` (the printed cloths),
 ``white-mat-busy`` (the all-white A4 mat laid on the busy ones) and ``light`` (near-white
 cloth and felt in the renderer's colours linen and ivory, which no split uses: the
 tuning counterpart of the validation split's white and beige cloths) and ``pale`` (cloth
 and felt in snow and chalk, as light as a card's paper or lighter, where a cream deck is
-darker than the table). All but ``busy``
+darker than the table) and ``mat-busy`` (the project's grey A4 mat laid on the busy
+textures: the tuning counterpart of the validation split's A4 mat on a loop carpet). All but ``busy``
 run only when asked for by name (each group's sessions are drawn by its place here: a
 group added at the end changes none of the others')."""
 

@@ -7,7 +7,7 @@ from bench import vision_sets as vs
 from bench.plain_tuning.scenes import corner_error, seen_deck
 from engine.cards import Card
 from vision import art
-from vision.plain import SIZE_RANGE, _refitted_reading, fit, recognize_plain
+from vision.plain import REFIT_OFF, REFIT_SCALES, SIZE_RANGE, _refitted_reading, fit, recognize_plain
 from vision.plain.decide import Reading
 from vision.plain.background import TableModel
 from vision.plain.find import Outline, faint_outlines, find_outlines
@@ -122,11 +122,10 @@ def test_print_beside_a_found_card_is_not_fitted(monkeypatch, tmp_path):
     assert tries and len(got) == 1 and corner_error(got[0].corners, truth) < 0.04 * size
 
 
-def test_a_refused_outline_of_the_wrong_size_is_fitted_again(monkeypatch, tmp_path):
+def test_a_refused_outline_of_the_wrong_size_or_skewed_is_fitted_again(monkeypatch, tmp_path):
     # An outline 12% too long around a card (what a card's shadow on the white mat gives)
     # or 10% too short (a frame printed inside the card) reads poorly and is refused; the
-    # card of the calibrated size fitted over the same place is read. An outline of the
-    # right size that was refused is left refused, with no fit tried.
+    # card of the calibrated size fitted over the same place is read.
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     cv2.setNumThreads(1)
     session, table, rng, aspect = _white_mat("gen-3", 0)
@@ -139,11 +138,18 @@ def test_a_refused_outline_of_the_wrong_size_is_fitted_again(monkeypatch, tmp_pa
         off = Outline((centre + scale * (truth - centre)).astype(np.float32))
         r, used = _refitted_reading(frame, off, table, deck, size, refused, off)
         assert str(r.card) == "AH" and corner_error(used.corners, truth) < 0.04 * size, scale
+    # An outline of about the card's size, one corner a tenth of a card off (a side found
+    # along a line of the table): fitted again at about the calibrated size only.
+    skewed = truth.astype(np.float32).copy()
+    skewed[0] += 0.1 * size * (truth[0] - centre) / np.linalg.norm(truth[0] - centre)
+    assert abs(Outline(skewed).long_side / size - 1.0) <= REFIT_OFF
+    r, used = _refitted_reading(frame, Outline(skewed), table, deck, size, refused, Outline(skewed))
+    assert str(r.card) == "AH" and corner_error(used.corners, truth) < 0.04 * size
     tries = []
     monkeypatch.setattr(fit, "fit_card", lambda *a: tries.append(a) or None)
     right = Outline(truth.astype(np.float32))
     assert _refitted_reading(frame, right, table, deck, size, refused, right) == (refused, right)
-    assert tries == []
+    assert [list(t[6]) for t in tries] == [list(REFIT_SCALES)]
 
 
 def test_a_card_partly_under_another_is_not_fitted_from_the_top_cards_side(monkeypatch, tmp_path):

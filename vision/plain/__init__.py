@@ -342,31 +342,45 @@ def _grown_reading(frame, o, outlines, table, deck, kw, r):
 
 REFIT_OFF = 0.05
 """A refused live outline whose long side differs from the calibrated card's by more than
-this share is fitted again (``_refitted_reading``). Cards seen through one camera above
+this share is off the card (``_refitted_reading``). Cards seen through one camera above
 the table are all about the calibrated size (on tuning sessions, within 4.5% of it); a
 refused outline 10% too small had followed a frame printed inside the card (a court's),
 one 10% too large a card's shadow on the white mat."""
+REFIT_SCALES = np.arange(0.94, 1.07, 0.02)
+"""Sizes (shares of the calibrated card's long side) at which a refused outline is fitted
+again first; an outline off the card's size (``REFIT_OFF``) is then fitted at any size a
+card may have (``fit.FIT_SCALES``). Of fits about as well supported, the fit keeps the
+largest, which may take in a line beside the card: a jack of diamonds whose top side lay
+along the grey A4 mat's white border was found 20% short, and fitted at any size came out
+11% too long, its far side on the mat's print (tuning, ``mat-busy``), and refused again."""
 
 
 def _refitted_reading(frame, o, table, deck, size, r, used):
-    """A refused live outline ``o`` of a size unlike the calibrated card's, replaced by the
-    card of about the calibrated size best fitted over the same place (``fit.fit_card``,
-    its sides on edges new to the table) where that reads as a card; else the refusal
-    ``r`` (of outline ``used``) stands. Returns (reading, outline)."""
+    """A refused live outline ``o`` replaced by the card of about the calibrated size best
+    fitted over the same place (``fit.fit_card``, its sides on edges new to the table)
+    where that reads as a card; else the refusal ``r`` (of outline ``used``) stands.
+    Returns (reading, outline).
+
+    An outline of about the card's size may still be skewed, one corner a tenth of a card
+    off where the card's side runs along a line of the table (the mat's white border):
+    the view then puts the corner index beside its place and twins lean the wrong way."""
     from vision.plain.decide import read_views
-    from vision.plain.fit import fitted_outline
+    from vision.plain.fit import FIT_SCALES, fitted_outline
     from vision.plain.straighten import upright_views
-    if abs(o.long_side / size - 1.0) <= REFIT_OFF:
-        return r, used
+    off_size = abs(o.long_side / size - 1.0) > REFIT_OFF
+    centre = tuple(map(float, o.corners.mean(axis=0)))
     # An outline smaller than the card lies on its print (a court's frame, a block of pips):
     # the edges inside it do not say which way the card lies.
-    g = fitted_outline(frame, table.mean, tuple(map(float, o.corners.mean(axis=0))), size, deck.aspect,
-                       within=o.corners if o.long_side < size else None)
-    if g is None:
-        return r, used
-    g.blob, g.inside = o.blob, list(o.inside)          # the same card's place, as a grown outline keeps
-    again = read_views(upright_views(frame, g.corners, deck.aspect), deck, card_px=g.long_side)
-    return (again, g) if again.card is not None else (r, used)
+    within = o.corners if off_size and o.long_side < size else None
+    for scales in ((REFIT_SCALES, FIT_SCALES) if off_size else (REFIT_SCALES,)):
+        g = fitted_outline(frame, table.mean, centre, size, deck.aspect, within=within, scales=scales)
+        if g is None:
+            continue
+        g.blob, g.inside = o.blob, list(o.inside)          # the same card's place, as a grown outline keeps
+        again = read_views(upright_views(frame, g.corners, deck.aspect), deck, card_px=g.long_side)
+        if again.card is not None:
+            return again, g
+    return r, used
 
 
 def _unexplained(foreground: np.ndarray, sightings: list, size: Optional[float]) -> list:

@@ -121,7 +121,7 @@ def _main_angles(crop: np.ndarray, table: np.ndarray, ignore: Optional[np.ndarra
 
 
 def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, aspect: float,
-             within: Optional[np.ndarray] = None) -> Optional[tuple]:
+             within: Optional[np.ndarray] = None, scales=FIT_SCALES) -> Optional[tuple]:
     """The card-shaped rectangle near ``centre`` (frame px) whose sides lie best on edges
     new to the table (``table_picture``: the empty table's BGR picture, of the frame's
     proportions at any size): ``(support, corners)``, ``support`` the share of its least
@@ -177,7 +177,7 @@ def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, 
         np.cumsum(on_x, axis=0, out=down[1:])
         along = np.zeros((h, w + 1))
         np.cumsum(on_y, axis=1, out=along[:, 1:])
-        for k in FIT_SCALES:
+        for k in scales:
             long_, short = WORK_LONG * k, WORK_LONG * k * aspect
             lx, ly = int(SIDE_SPAN[0] * long_) | 1, int(SIDE_SPAN[1] * short) | 1
             hw, hl = int(round(short / 2)), int(round(long_ / 2))
@@ -230,10 +230,10 @@ def refined(frame: np.ndarray, corners: np.ndarray, size: float) -> np.ndarray:
 
 
 def fitted_outline(frame: np.ndarray, table_picture: np.ndarray, centre, size: float,
-                   aspect: float, within: Optional[np.ndarray] = None) -> Optional[Outline]:
+                   aspect: float, within: Optional[np.ndarray] = None, scales=FIT_SCALES) -> Optional[Outline]:
     """The card fitted near ``centre`` (:func:`fit_card`, with ``within``) with its sides moved
     to their steps (:func:`refined`), as an outline, or None where no card is fitted."""
-    got = fit_card(frame, table_picture, centre, size, aspect, within)
+    got = fit_card(frame, table_picture, centre, size, aspect, within, scales)
     return None if got is None else Outline(refined(frame, got[1], size), support=got[0])
 
 
