@@ -115,6 +115,24 @@ def test_the_white_mat_lies_on_a_tuning_texture():
     assert centre.mean() > carpet.astype(float).mean() + 40
 
 
+def test_the_grey_mat_lies_on_each_tuning_texture():
+    # bench.plain_tuning.calibrations --group mat-busy: the project's grey A4 mat on the
+    # tools' own busy surfaces. At the centre lies the mat's even grey paper, not the
+    # texture (which the texture alone shows there, far less even).
+    from bench.plain_tuning import textures
+    from bench.plain_tuning.calibrations import MAT_BUSY
+    assert len(MAT_BUSY) == len(textures.KINDS)
+    with textures.registered():
+        for surface in MAT_BUSY:
+            _, empty, _ = scene([], seed=3, surface=surface, markers=False)
+            alone, _, _ = scene([], seed=3, surface=surface.split(":", 2)[2], markers=False)
+            h, w = empty.shape[:2]
+            mat = empty[h // 3:2 * h // 3, w // 3:2 * w // 3].astype(float)
+            texture = alone[h // 3:2 * h // 3, w // 3:2 * w // 3].astype(float)
+            assert mat.std() < 12 < 20 < texture.std(), surface
+            assert np.ptp(mat.mean(axis=(0, 1))) < 8, surface          # grey, not coloured
+
+
 def test_the_tables_edges_just_beyond_what_differs_count_as_hidden_in_play_where_its_colour_is_gone(monkeypatch):
     # Light wood whose grain is about the grey of a card's paper: the grain a card hides
     # is found hidden only through the card's colour (``foreground``), whose coarse cells
