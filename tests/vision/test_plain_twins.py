@@ -336,33 +336,3 @@ def test_one_faint_difference_between_twins_is_not_their_sign():
     d = float((read.shape_difference(ta, b_laid) * covered).max())
     assert read.SMALL_SIGN_FLOOR <= d < read.SIGN_FLOOR, d
     assert deck.sign_places(0, 1)[1] == []
-
-
-def pip_face(card: str, pips: int = 10) -> np.ndarray:
-    """A face (BGR, ``W`` x ``H``) like ``synthetic_face`` but with its suit shown by
-    ``pips`` small pips in two columns as well (a small-pip deck's nine or ten)."""
-    card = Card(card)
-    w, h = W * SS, H * SS
-    img = cv2.resize(synthetic_face(str(card)), (w, h), interpolation=cv2.INTER_NEAREST)
-    img[int(0.22 * h):int(0.78 * h), int(0.25 * w):int(0.75 * w)] = 245
-    rows = (pips + 1) // 2
-    for k in range(pips):
-        x = (0.36 if k % 2 == 0 else 0.64) * w
-        y = (0.27 + 0.46 * (k // 2) / max(1, rows - 1)) * h
-        _sign(img, card.suit, int(x), int(y), int(0.03 * h), INK[card.suit])
-    return cv2.resize(img, (W, H), interpolation=cv2.INTER_AREA)
-
-
-def test_twins_with_many_small_signs_are_compared_at_more_places_than_other_cards():
-    # A small-pip deck's black tens differ a little at each of many signs: their sign look
-    # takes up to read.SIGN_PLACES of them (more than the MAX_PLACES of other duels), so
-    # that no one place, seen through noise, decides; a ten of spades against the ten of
-    # diamonds (the print's colour in doubt) keeps the few most different places.
-    faces = [seen_at(pip_face(str(c)) if c.rank == Card("10S").rank else synthetic_face(str(c)), 150)
-             for c in DECK]
-    deck = PlainDeck(name="pips", cards=[str(c) for c in DECK], faces=faces, aspect=W / H)
-    s, c, d = deck.index("10S"), deck.index("10C"), deck.index("10D")
-    twins = max(len(deck.sign_places(s, c, turned)[1]) for turned in (False, True))
-    other = max(len(deck.sign_places(s, d, turned)[1]) for turned in (False, True))
-    assert read.MAX_PLACES < twins <= read.SIGN_PLACES
-    assert 0 < other <= read.MAX_PLACES
