@@ -361,13 +361,11 @@ class PlainDeck:
     def sign_places(self, a: int, b: int, turned: bool = False) -> tuple:
         """Where twins ``a`` and ``b`` (``b`` upside down with ``turned``) differ in shape:
         ``b``'s template laid on ``a``'s and the places of their signs (cached; see
-        ``read.sign_places``; ``read.SIGN_PLACES`` of them for twins, ``read.MAX_PLACES``
-        for cards of one rank in two colours)."""
+        ``read.sign_places``)."""
         key = (a, b, turned)
         if key not in self._signs:
             tb = self.templates[b].face.sharp
-            most = read.SIGN_PLACES if self.twins(a, b) else read.MAX_PLACES
-            self._signs[key] = read.sign_places(self.templates[a].face.sharp, tb[::-1, ::-1] if turned else tb, most)
+            self._signs[key] = read.sign_places(self.templates[a].face.sharp, tb[::-1, ::-1] if turned else tb)
         return self._signs[key]
 
     def duel_patches(self, a: int, b: int, turned: bool = False) -> list:

@@ -239,19 +239,6 @@ def places(sharp_a: np.ndarray, sharp_b: np.ndarray) -> list:
     return _places_of(sharp_a, sharp_b, d, mask, m)
 
 
-SIGN_PLACES = 8
-"""Most places at which two twins (same rank and colour) are compared, their suit signs
-the most different in shape first (``PlainDeck.sign_places``). A small-pip deck's black
-nines and tens differ only a little at each of their many signs, and each place, seen
-through the camera's noise, may lean either way: more places than the ``MAX_PLACES`` of
-other duels steady the look. (Tuning replays, ``clean_cases`` seeds 884-886 and 929,
-generated designs, cards in hard frames included: refusals as not told from a twin, 28 of
-30 of them black nines and tens seen 101-181 px long, fell from 30 to 21 of 3,447 cards,
-none named wrongly; on seed 884 with every duel's places raised alike, 12 read the same
-as 8, and 6 as 4.) A card against the card of its rank in the other colour keeps
-``MAX_PLACES``: a spade and a diamond differ much at their few most different places, and
-more places add weaker ones (an oxygen-white Q♠ under a red-tinted light then beat the Q♦
-by 0.32 instead of 0.44)."""
 SIGN_SLIP = 2
 """How far (canonical px) one twin's template may slip against the other's, once laid on
 it, when looking for where their print differs in shape."""
@@ -406,10 +393,10 @@ def _small_slip(warp, h: int) -> bool:
         and float(np.abs(warp[:, 2]).max()) <= MAX_SLIP * h
 
 
-def sign_places(sharp_a: np.ndarray, sharp_b: np.ndarray, most: int = MAX_PLACES) -> tuple:
+def sign_places(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     """Where two twins (same rank and colour: K♠/K♣, Q♥/Q♦) differ in shape: their suit
     signs (corner indices, pips). Returns ``(b_laid, places)``: template ``b`` laid on
-    ``a`` (:func:`laid_on`) and up to ``most`` places as :func:`places` gives
+    ``a`` (:func:`laid_on`) and up to ``MAX_PLACES`` places as :func:`places` gives
     them, the most different in shape first. Parts the two faces share, calibrated a few
     pixels apart, are not taken for signs, nor is print only one face holds."""
     b, covered, cut = _laid_on(sharp_a, sharp_b)
@@ -424,7 +411,7 @@ def sign_places(sharp_a: np.ndarray, sharp_b: np.ndarray, most: int = MAX_PLACES
     floors = ((SIGN_FLOOR, 1),) if cut else ((SIGN_FLOOR, 1), (SMALL_SIGN_FLOOR, SMALL_SIGN_COUNT))
     for floor, least in floors:
         mask = (d > max(floor / 2, SIGN_LEVEL * top)).astype(np.uint8)
-        signs = [p for p in _places_of(sharp_a, b, d, mask, m, rank=True, most=most)
+        signs = [p for p in _places_of(sharp_a, b, d, mask, m, rank=True)
                  if float(d[p[0] - m:p[1] - m, p[2] - m:p[3] - m].max()) >= floor]
         if len(signs) >= least:
             return b, signs
@@ -439,7 +426,7 @@ def sign_look(view_sharp: np.ndarray, sharp_a: np.ndarray, b_laid: np.ndarray, s
     return duel(view_sharp, sharp_a, b_laid, signs, patches)
 
 
-def _places_of(sharp_a, sharp_b, d, mask, m, rank=False, most=None) -> list:
+def _places_of(sharp_a, sharp_b, d, mask, m, rank=False) -> list:
     """Boxes around the connected parts of ``mask`` (a map of the compared part), each
     with its weights (see :func:`places`); ``rank``: ordered by ``d``'s sum in the box
     rather than by the weights'."""
@@ -476,7 +463,7 @@ def _places_of(sharp_a, sharp_b, d, mask, m, rank=False, most=None) -> list:
             key = float(d[y0 - m:y1 - m, x0 - m:x1 - m].sum()) if rank else total
             out.append((key, (y0, y1, x0, x1, weights, total)))
     out.sort(key=lambda b: -b[0])
-    return [b for _, b in out[:MAX_PLACES if most is None else most]]
+    return [b for _, b in out[:MAX_PLACES]]
 
 
 MIN_EVIDENCE = 60.0
