@@ -18,6 +18,7 @@ card, ``calibration.inner_cuts``).
     python -m bench.plain_tuning.calibrations --group white-mat --seeds 980 --designs generated
     python -m bench.plain_tuning.calibrations --group light --seeds 942 --designs generated   # near-white cloth
     python -m bench.plain_tuning.calibrations --group pale --seeds 928 --designs generated    # cloth lighter than paper
+    python -m bench.plain_tuning.calibrations --group mat-busy --seeds 881                   # grey A4 mat on a carpet
 """
 from __future__ import annotations
 
@@ -130,7 +131,7 @@ def run(group: str, seeds, designs=vs.TUNING_DESIGNS, log=print, camera: str = N
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy, patterned, white-mat-a4, light, pale")
+    ap.add_argument("--group", default="mat", help="tuning surface group: cloth, felt, wood, mat, white-mat, busy, white-mat-busy, patterned, white-mat-a4, light, pale, mat-busy")
     ap.add_argument("--seeds", default="30,31,32,33", help="below 1000: tuning")
     ap.add_argument("--designs", default=",".join(vs.TUNING_DESIGNS),
                     help="tuning designs, comma-separated, or 'generated' (gen-1 ... gen-24)")

@@ -129,7 +129,7 @@ def test_the_grey_mat_lies_on_each_tuning_texture():
             h, w = empty.shape[:2]
             mat = empty[h // 3:2 * h // 3, w // 3:2 * w // 3].astype(float)
             texture = alone[h // 3:2 * h // 3, w // 3:2 * w // 3].astype(float)
-            assert mat.std() < 12 < 20 < texture.std(), surface
+            assert mat.std() < 12 and texture.std() > 20, surface
             assert np.ptp(mat.mean(axis=(0, 1))) < 8, surface          # grey, not coloured
 
 

@@ -127,7 +127,8 @@ def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, 
     proportions at any size): ``(support, corners)``, ``support`` the share of its least
     supported side (at least ``FIT_SUPPORT``), or None when no rectangle in the frame there
     is supported so. ``within``: corners (frame px) of an outline found inside the card
-    (its print): its edges do not say which way the card's sides run."""
+    (its print): its edges do not say which way the card's sides run. ``scales``: the
+    sizes tried, as shares of ``size``."""
     s = WORK_LONG / size
     f = frame.shape[1] / table_picture.shape[1]
     # Room for the largest card tried, as far from the print's middle as it may lie; its
@@ -231,8 +232,9 @@ def refined(frame: np.ndarray, corners: np.ndarray, size: float) -> np.ndarray:
 
 def fitted_outline(frame: np.ndarray, table_picture: np.ndarray, centre, size: float,
                    aspect: float, within: Optional[np.ndarray] = None, scales=FIT_SCALES) -> Optional[Outline]:
-    """The card fitted near ``centre`` (:func:`fit_card`, with ``within``) with its sides moved
-    to their steps (:func:`refined`), as an outline, or None where no card is fitted."""
+    """The card fitted near ``centre`` (:func:`fit_card`, with ``within`` and ``scales``) with
+    its sides moved to their steps (:func:`refined`), as an outline, or None where no card is
+    fitted."""
     got = fit_card(frame, table_picture, centre, size, aspect, within, scales)
     return None if got is None else Outline(refined(frame, got[1], size), support=got[0])
 
