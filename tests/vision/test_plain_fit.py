@@ -7,10 +7,12 @@ from bench import vision_sets as vs
 from bench.plain_tuning.scenes import corner_error, seen_deck
 from engine.cards import Card
 from vision import art
+import vision.plain
 from vision.plain import REFIT_OFF, REFIT_SCALES, SIZE_RANGE, _refitted_reading, fit, recognize_plain
-from vision.plain.decide import Reading
+from vision.plain.decide import MIN_SCORE, Reading, read_views
 from vision.plain.background import TableModel
 from vision.plain.find import Outline, faint_outlines, find_outlines
+from vision.plain.straighten import upright_views
 from vision.synth import compose_scene
 
 pytestmark = pytest.mark.skipif(not art.art_available(),
@@ -150,6 +152,35 @@ def test_a_refused_outline_of_the_wrong_size_or_skewed_is_fitted_again(monkeypat
     right = Outline(truth.astype(np.float32))
     assert _refitted_reading(frame, right, table, deck, size, refused, right) == (refused, right)
     assert [list(t[6]) for t in tries] == [list(REFIT_SCALES)]
+
+
+def test_a_refitted_outline_needs_a_closer_match_than_a_found_one(monkeypatch, tmp_path):
+    # A refit tries many places and sizes; where cards overlap, a rectangle standing on
+    # the sides of two cards can match a card that is not there (a ten of clubs over an
+    # ace, fitted a sixth of a card along, matched the nine of clubs by 0.71). So the view
+    # of a refitted outline must match its card by REFIT_MIN_SCORE, more than MIN_SCORE.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cv2.setNumThreads(1)
+    assert vision.plain.REFIT_MIN_SCORE > MIN_SCORE
+    session, table, rng, aspect = _white_mat("gen-3", 0)
+    size = session.card_px()
+    deck = _deck("gen-3", session, aspect).prepare()
+    frame, truth = _alone(session, rng, "AH")
+    views = upright_views(frame, truth.astype(np.float32), deck.aspect)
+    score = read_views(views, deck).score
+    # read_views names the card only when its match reaches the floor it is given.
+    assert str(read_views(views, deck, min_score=score - 0.01).card) == "AH"
+    low = read_views(views, deck, min_score=score + 0.01)
+    assert low.card is None and low.reason.startswith("matches no card well")
+    # The refit of an outline 12% too long names the ace only while its match reaches
+    # REFIT_MIN_SCORE.
+    centre = truth.mean(axis=0)
+    off = Outline((centre + 1.12 * (truth - centre)).astype(np.float32))
+    refused = Reading(card=None, reason="matches no card well")
+    r, used = _refitted_reading(frame, off, table, deck, size, refused, off)
+    assert str(r.card) == "AH" and r.score >= vision.plain.REFIT_MIN_SCORE
+    monkeypatch.setattr(vision.plain, "REFIT_MIN_SCORE", r.score + 0.01)
+    assert _refitted_reading(frame, off, table, deck, size, refused, off) == (refused, off)
 
 
 def test_a_card_partly_under_another_is_not_fitted_from_the_top_cards_side(monkeypatch, tmp_path):

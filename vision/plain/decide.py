@@ -238,11 +238,12 @@ def _ink_level(faces, deck, red: int, entry) -> float:
     return float(view[mask].mean()) / max(float(read.compared(t.face.redness)[mask].mean()), 1e-3)
 
 
-def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
+def read_views(views, deck, card_px: Optional[float] = None, min_score: float = MIN_SCORE) -> Reading:
     """Decide which of the deck's cards the two views (upright and turned) show.
     ``card_px``: the card's long side in the frame (px), when known: a card seen
     smaller than ``MIN_SIGN_PX`` is never named, as its suit signs cannot be told from
-    its twin's (K♠ from K♣)."""
+    its twin's (K♠ from K♣). ``min_score``: the least match for a card to be named
+    (``MIN_SCORE``; more for an outline found by trying many places)."""
     faces = view_faces(views)
     too_small = card_px is not None and card_px < MIN_SIGN_PX
     small = np.stack([f.small for f in faces])
@@ -517,7 +518,7 @@ def read_views(views, deck, card_px: Optional[float] = None) -> Reading:
     twin_duels = {y: v for y, v in results.items() if deck.twins(a, y)}
     twin = min(twin_duels, key=twin_duels.get, default=None)
     twin_short = twin is not None and twin_duels[twin] < twin_margin(card_px)
-    if score < MIN_SCORE:
+    if score < min_score:
         reading.reason = f"matches no card well (best {card}, {score:.2f})"
     elif margin < MIN_MARGIN and too_small and twin_rival:
         reading.reason = (f"seen too small ({card_px:.0f} px long, {MIN_SIGN_PX} needed) to tell its "
