@@ -369,8 +369,8 @@ or more (the others 0.72-0.79); of 4,728 cards named in those replays, 19 matche
 def _refitted_reading(frame, o, table, deck, size, r, used):
     """A refused live outline ``o`` replaced by the card of about the calibrated size best
     fitted over the same place (``fit.fit_card``, its sides on edges new to the table)
-    where that reads as a card with a match of ``REFIT_MIN_SCORE`` or more; else the refusal ``r`` (of outline ``used``) stands.
-    Returns (reading, outline).
+    where that reads as a card with a match of ``REFIT_MIN_SCORE`` or more; else the
+    refusal ``r`` (of outline ``used``) stands. Returns (reading, outline).
 
     An outline of about the card's size may still be skewed, one corner a tenth of a card
     off where the card's side runs along a line of the table (the mat's white border):
