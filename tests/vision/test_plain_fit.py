@@ -1,4 +1,6 @@
 """Tests of vision.plain.fit: a card of the calibrated size fitted where print lies that no outline explains."""
+import copy
+
 import cv2
 import numpy as np
 import pytest
@@ -78,9 +80,15 @@ def test_the_fitted_card_is_read(monkeypatch, tmp_path):
     size = session.card_px()
     deck = _deck("gen-3", session, aspect)
     frame, truth = _alone(session, rng, "10S")
+    fresh = copy.deepcopy(table)
     seen = [s for s in recognize_plain(frame, deck, table=table) if s.card is not None]
     assert [str(s.card) for s in seen] == ["10S"]
     assert corner_error(np.asarray(seen[0].corners), truth) < 0.05 * size
+    # A fitted outline's view must match its card by FITTED_MIN_SCORE: the fit searched
+    # many places for it.
+    assert seen[0].confidence >= vision.plain.FITTED_MIN_SCORE
+    monkeypatch.setattr(vision.plain, "FITTED_MIN_SCORE", seen[0].confidence + 0.01)
+    assert all(s.card is None for s in recognize_plain(frame, deck, table=fresh))
 
 
 def test_print_without_a_card_around_it_is_not_fitted():
@@ -158,10 +166,10 @@ def test_a_refitted_outline_needs_a_closer_match_than_a_found_one(monkeypatch, t
     # A refit tries many places and sizes; where cards overlap, a rectangle standing on
     # the sides of two cards can match a card that is not there (a ten of clubs over an
     # ace, fitted a sixth of a card along, matched the nine of clubs by 0.71). So the view
-    # of a refitted outline must match its card by REFIT_MIN_SCORE, more than MIN_SCORE.
+    # of a refitted outline must match its card by FITTED_MIN_SCORE, more than MIN_SCORE.
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     cv2.setNumThreads(1)
-    assert vision.plain.REFIT_MIN_SCORE > MIN_SCORE
+    assert vision.plain.FITTED_MIN_SCORE > MIN_SCORE
     session, table, rng, aspect = _white_mat("gen-3", 0)
     size = session.card_px()
     deck = _deck("gen-3", session, aspect).prepare()
@@ -173,13 +181,13 @@ def test_a_refitted_outline_needs_a_closer_match_than_a_found_one(monkeypatch, t
     low = read_views(views, deck, min_score=score + 0.01)
     assert low.card is None and low.reason.startswith("matches no card well")
     # The refit of an outline 12% too long names the ace only while its match reaches
-    # REFIT_MIN_SCORE.
+    # FITTED_MIN_SCORE.
     centre = truth.mean(axis=0)
     off = Outline((centre + 1.12 * (truth - centre)).astype(np.float32))
     refused = Reading(card=None, reason="matches no card well")
     r, used = _refitted_reading(frame, off, table, deck, size, refused, off)
-    assert str(r.card) == "AH" and r.score >= vision.plain.REFIT_MIN_SCORE
-    monkeypatch.setattr(vision.plain, "REFIT_MIN_SCORE", r.score + 0.01)
+    assert str(r.card) == "AH" and r.score >= vision.plain.FITTED_MIN_SCORE
+    monkeypatch.setattr(vision.plain, "FITTED_MIN_SCORE", r.score + 0.01)
     assert _refitted_reading(frame, off, table, deck, size, refused, off) == (refused, off)
 
 

@@ -148,7 +148,8 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
         got = reads.get(o.corners, views[0]) if reads is not None else None
         sideways = False
         if got is None:
-            r, used = read_views(views, deck, card_px=o.long_side), o
+            r, used = read_views(views, deck, card_px=o.long_side,
+                                 **({"min_score": FITTED_MIN_SCORE} if o.fitted else {})), o
             if r.card is None and foreground is not None:
                 r, used = _grown_reading(frame, o, outlines, table, deck, kw, r)
                 if r.card is None and size:
@@ -354,22 +355,24 @@ largest, which may take in a line beside the card: a jack of diamonds whose top 
 along the grey A4 mat's white border was found 20% short, and fitted at any size came out
 11% too long, its far side on the mat's print (tuning, ``mat-busy``), and refused again."""
 
-REFIT_MIN_SCORE = 0.8
-"""Least match (``decide.read_views``' score) of a refitted outline's view for its card to be
-named; other views need ``decide.MIN_SCORE``. A refit chooses among many places and sizes,
-and where cards overlap, a rectangle of the card's size can stand on the sides of two of
-them: a ten of clubs lying over an ace of spades (the two one outline, refused) was fitted
-a sixth of a card along from the ten, and its view, part ten and part ace, matched the
-nine of clubs by 0.71 (a quick run's photo session, 640x480, cards 121 px; tuning data
-now). On tuning replays, 73 refitted outlines were named, all rightly, 68 of them at 0.8
-or more (the others 0.72-0.79); of 4,728 cards named in those replays, 19 matched below
-0.8."""
+FITTED_MIN_SCORE = 0.8
+"""Least match (``decide.read_views``' score) of the view of a fitted outline (laid by the
+fit's search, ``fit.fitted_outline``: where print lies that no outline explains, or over a
+refused outline) for its card to be named; views of outlines found from their edges need
+``decide.MIN_SCORE``. The fit chooses among many places and sizes, and where cards
+overlap, a rectangle of the card's size can stand on the sides of two of them: a ten of
+clubs lying over an ace of spades (the two one outline, refused) was fitted a sixth of a
+card along from the ten, and its view, part ten and part ace, matched the nine of clubs by
+0.71 (a quick run's photo session, 640x480, cards 121 px; tuning data now). On the kept
+tuning replays, 73 refitted outlines and 32 fitted where print lay unexplained were named,
+all rightly, 99 of them at 0.8 or more (the others 0.72-0.79); of 4,728 cards named in
+those replays, 19 matched below 0.8."""
 
 
 def _refitted_reading(frame, o, table, deck, size, r, used):
     """A refused live outline ``o`` replaced by the card of about the calibrated size best
     fitted over the same place (``fit.fit_card``, its sides on edges new to the table)
-    where that reads as a card with a match of ``REFIT_MIN_SCORE`` or more; else the
+    where that reads as a card with a match of ``FITTED_MIN_SCORE`` or more; else the
     refusal ``r`` (of outline ``used``) stands. Returns (reading, outline).
 
     An outline of about the card's size may still be skewed, one corner a tenth of a card
@@ -389,7 +392,7 @@ def _refitted_reading(frame, o, table, deck, size, r, used):
             continue
         g.blob, g.inside = o.blob, list(o.inside)          # the same card's place, as a grown outline keeps
         again = read_views(upright_views(frame, g.corners, deck.aspect), deck, card_px=g.long_side,
-                           min_score=REFIT_MIN_SCORE)
+                           min_score=FITTED_MIN_SCORE)
         if again.card is not None:
             return again, g
     return r, used

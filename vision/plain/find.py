@@ -125,13 +125,15 @@ def connected_blobs(binary: np.ndarray) -> tuple:
 class Outline:
     """A card-shaped outline in a frame: ``corners`` (4, 2) clockwise in image order,
     frame pixels; ``support`` is the least fraction of a side lying on a step;
-    ``contrast`` the median step along the sides."""
+    ``contrast`` the median step along the sides; ``fitted``: laid by the fit's search
+    at the calibrated size (``fit.fitted_outline``) rather than found from its edges."""
 
     corners: np.ndarray
     support: float = 0.0
     contrast: float = 0.0
     blob: int = 0                                 # the edge blob it was found in
     inside: list = field(default_factory=list)   # indices of outlines lying within this one
+    fitted: bool = False
 
     @property
     def long_side(self) -> float:

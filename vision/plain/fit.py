@@ -236,7 +236,7 @@ def fitted_outline(frame: np.ndarray, table_picture: np.ndarray, centre, size: f
     its sides moved to their steps (:func:`refined`), as an outline, or None where no card is
     fitted."""
     got = fit_card(frame, table_picture, centre, size, aspect, within, scales)
-    return None if got is None else Outline(refined(frame, got[1], size), support=got[0])
+    return None if got is None else Outline(refined(frame, got[1], size), support=got[0], fitted=True)
 
 
 def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, aspect: float,
