@@ -418,18 +418,19 @@ def sign_places(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     # outline has its corners left out (``SIGN_CUT``), and what is left of its index
     # signs there is their fringe.
     floors = ((SIGN_FLOOR, 1),) if cut else ((SIGN_FLOOR, 1), (SMALL_SIGN_FLOOR, SMALL_SIGN_COUNT))
-    found = []
+    found = []                                   # (weight, places) of each floor's signs
     for floor, least in floors:
         mask = (d > max(floor / 2, SIGN_LEVEL * top)).astype(np.uint8)
         signs = [p for p in _places_of(sharp_a, b, d, mask, m, rank=True)
                  if float(d[p[0] - m:p[1] - m, p[2] - m:p[3] - m].max()) >= floor]
         if len(signs) >= least:
-            if sum(p[5] for p in signs) >= MIN_EVIDENCE:
+            weight = sum(p[5] for p in signs)
+            if weight >= MIN_EVIDENCE:
                 return b, signs
             # Too little to go on (a small-pip deck's two corner signs): the small signs
             # are looked for as well, and the places that weigh more are kept.
-            found.append(signs)
-    return b, (max(found, key=lambda ps: sum(p[5] for p in ps)) if found else [])
+            found.append((weight, signs))
+    return b, (max(found, key=lambda f: f[0])[1] if found else [])
 
 
 def sign_look(view_sharp: np.ndarray, sharp_a: np.ndarray, b_laid: np.ndarray, signs, patches=None) -> float:
