@@ -8,14 +8,14 @@ same table are read: the trick of four cards apart (``play``), a card cut by the
 frame's edge (``edge``), and, reported apart, a hand and arm over or beside a card
 (``hand``), cards partly on each other (``overlap``) and a lamp's glare (``glare``).
 
-Design groups: KDE tuning designs, KDE validation designs, npm designs (validation);
+Design groups: KDE tuning designs, KDE validation designs, npm designs and PyPI designs (validation);
 for tuning also the generated designs (``generated``: vision.generated_decks) and the
 tuning designs in four colours (``kde-tuning-4color``).
 Surface groups: the tuning and the validation split's surfaces (cloth, felt, wood,
 printed mat, the older all-white mat; patterned cloth and carpet/tiles in validation
 only), each with the split's camera profile.
 
-    python -m bench.vision_plain --quick                 # one session per cell: 36 sessions, 12-25 min
+    python -m bench.vision_plain --quick                 # one session per cell: 48 sessions, 16-30 min
     python -m bench.vision_plain                         # the report run
     python -m bench.vision_plain --designs kde-tuning --splits tuning --json out.json
     python -m bench.vision_plain --photo                 # webcam photos through the CLI
@@ -49,7 +49,7 @@ REPORT_SEED = 1000
 
 DESIGN_GROUPS = {"kde-tuning": vs.TUNING_DESIGNS, "kde-validation": vs.VALIDATION_DESIGNS,
                  "npm": vs.NPM_DESIGNS, "kde-tuning-4color": vs.TUNING_FOUR_COLOUR,
-                 "generated": vs.GENERATED_DESIGNS}
+                 "generated": vs.GENERATED_DESIGNS, "pypi": vs.PYPI_DESIGNS}
 SIZES = ((640, 480), (1280, 720))
 CLEAN_KINDS = ("play", "edge")
 
@@ -327,8 +327,8 @@ def main(argv=None) -> int:
         from bench.vision_plain_classic import main as classic
         return classic([a for a in args_in if a != "--classic"])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--designs", default="kde-tuning,kde-validation,npm",
-                    help="design groups: kde-tuning, kde-validation, npm, kde-tuning-4color "
+    ap.add_argument("--designs", default="kde-tuning,kde-validation,npm,pypi",
+                    help="design groups: kde-tuning, kde-validation, npm, pypi, kde-tuning-4color "
                          "(the tuning designs recoloured as four-colour decks), generated "
                          "(designs drawn from seeds, vision.generated_decks: tuning only)")
     ap.add_argument("--splits", default="tuning,validation",
@@ -381,6 +381,13 @@ def main(argv=None) -> int:
         except art.ArtError as exc:
             print(f"npm designs left out: {exc}", file=sys.stderr)
             dgs.remove("npm")
+    if "pypi" in dgs:
+        try:
+            for d in vs.PYPI_DESIGNS:
+                art.fetch_wheel(d)
+        except art.ArtError as exc:
+            print(f"PyPI designs left out: {exc}", file=sys.stderr)
+            dgs.remove("pypi")
     kinds = [k for k in args.kinds.split(",") if k]
     splits = [s for s in args.splits.split(",") if s]
     groups = args.groups.split(",") if args.groups else None

@@ -45,6 +45,9 @@ patterned bands, cream paper, pictures to the edge. Made here, so tuning data on
 NPM_DESIGNS = ("touati-standard", "kennard-2color", "kennard-2color-big", "kennard-4color",
                "kennard-4color-big", "bellot")
 """Designs from npm packages (vision.art.NPM_DESIGNS): all validation, nobody tunes on them."""
+PYPI_DESIGNS = ("kenney", "knoll", "knoll-figures")
+"""Designs of PNG faces from PyPI wheels (vision.art.WHEEL_DESIGNS): validation, nobody
+tunes on them."""
 
 # ---------------------------------------------------------------- surfaces
 # A surface is a string the renderer understands (vision.synth, ``surface=``):

