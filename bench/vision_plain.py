@@ -374,20 +374,15 @@ def main(argv=None) -> int:
     if bad:
         print(f"unknown design group(s) {bad}: choose {', '.join(DESIGN_GROUPS)}", file=sys.stderr)
         return 2
-    if "npm" in dgs:
-        try:
-            for d in vs.NPM_DESIGNS:
-                art.fetch_npm(d)
-        except art.ArtError as exc:
-            print(f"npm designs left out: {exc}", file=sys.stderr)
-            dgs.remove("npm")
-    if "pypi" in dgs:
-        try:
-            for d in vs.PYPI_DESIGNS:
-                art.fetch_wheel(d)
-        except art.ArtError as exc:
-            print(f"PyPI designs left out: {exc}", file=sys.stderr)
-            dgs.remove("pypi")
+    # The registries' designs are fetched now, so that a missing one leaves its group out.
+    for group, label, fetch in (("npm", "npm", art.fetch_npm), ("pypi", "PyPI", art.fetch_wheel)):
+        if group in dgs:
+            try:
+                for d in DESIGN_GROUPS[group]:
+                    fetch(d)
+            except art.ArtError as exc:
+                print(f"{label} designs left out: {exc}", file=sys.stderr)
+                dgs.remove(group)
     kinds = [k for k in args.kinds.split(",") if k]
     splits = [s for s in args.splits.split(",") if s]
     groups = args.groups.split(",") if args.groups else None

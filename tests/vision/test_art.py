@@ -84,9 +84,8 @@ def test_npm_designs_are_pinned_with_integrity_licence_and_index():
     assert not set(art.NPM_DESIGNS) & set(art.ENGLISH_INDEX_DECKS)
 
 
-def test_a_tarball_that_does_not_match_its_integrity_is_refused(monkeypatch, tmp_path):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-
+def _download_gives(monkeypatch, data: bytes) -> None:
+    """Every download returns ``data``."""
     class Fake:
         def __enter__(self):
             return self
@@ -95,9 +94,14 @@ def test_a_tarball_that_does_not_match_its_integrity_is_refused(monkeypatch, tmp
             return False
 
         def read(self):
-            return b"not the package"
+            return data
 
     monkeypatch.setattr(art.urllib.request, "urlopen", lambda url, timeout=None: Fake())
+
+
+def test_a_tarball_that_does_not_match_its_integrity_is_refused(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    _download_gives(monkeypatch, b"not the package")
     with pytest.raises(art.ArtError, match="does not match its pinned integrity"):
         art.fetch_npm("bellot")
     assert not art.npm_dir(art.NPM_DESIGNS["bellot"]).exists()
@@ -131,18 +135,7 @@ def test_wheel_designs_are_pinned_with_sha256_and_licence():
 
 def test_a_wheel_that_does_not_match_its_sha256_is_refused(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-
-    class Fake:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *a):
-            return False
-
-        def read(self):
-            return b"not the wheel"
-
-    monkeypatch.setattr(art.urllib.request, "urlopen", lambda url, timeout=None: Fake())
+    _download_gives(monkeypatch, b"not the wheel")
     with pytest.raises(art.ArtError, match="does not match its pinned sha256"):
         art.fetch_wheel("knoll")
     assert not art.wheel_dir(art.WHEEL_DESIGNS["knoll"]).exists()
