@@ -109,16 +109,21 @@ def test_a_tarball_that_does_not_match_its_integrity_is_refused(monkeypatch, tmp
         art.fetch_npm("nope")
 
 
+def _assert_portrait_faces(faces, height: int) -> None:
+    """Each face is ``height`` tall, portrait, trimmed to the card and opaque."""
+    for f in faces:
+        assert f.shape[0] == height and f.shape[2] == 4 and 0.6 < f.shape[1] / height < 0.8
+        for line in (f[0, :, 3], f[-1, :, 3], f[:, 0, 3], f[:, -1, 3]):
+            assert line.max() > 8                      # trimmed to the card
+        assert (f[:, :, 3] > 200).mean() > 0.9          # the card itself is opaque
+
+
 @needs_art
 @pytest.mark.parametrize("name", ["touati-standard", "kennard-4color", "bellot"])
 def test_npm_cards_render_as_trimmed_portrait_faces(name):
     _npm_or_skip(name)
     faces = [art.card_image(name, c, height=150) for c in ("KS", "KC", "9D")]
-    for f in faces:
-        assert f.shape[0] == 150 and f.shape[2] == 4 and 0.6 < f.shape[1] / 150 < 0.8
-        for line in (f[0, :, 3], f[-1, :, 3], f[:, 0, 3], f[:, -1, 3]):
-            assert line.max() > 8                      # trimmed to the card
-        assert (f[:, :, 3] > 200).mean() > 0.9          # the card itself is opaque
+    _assert_portrait_faces(faces, 150)
     w = min(f.shape[1] for f in faces)
     assert np.abs(faces[0][:, :w, :3].astype(int) - faces[1][:, :w, :3].astype(int)).mean() > 3
 
@@ -154,11 +159,7 @@ def test_a_wheel_deck_gives_trimmed_portrait_faces_that_differ():
     assert sorted(p.stem for p in folder.glob("*.png")) == sorted(
         str(c) for c in DECK)
     faces = [art.card_image("knoll", c, height=150) for c in ("KS", "QS", "9D")]
-    for f in faces:
-        assert f.shape[0] == 150 and f.shape[2] == 4 and 0.6 < f.shape[1] / 150 < 0.8
-        for line in (f[0, :, 3], f[-1, :, 3], f[:, 0, 3], f[:, -1, 3]):
-            assert line.max() > 8                      # trimmed to the card
-        assert (f[:, :, 3] > 200).mean() > 0.9          # the card itself is opaque
+    _assert_portrait_faces(faces, 150)
     w = min(f.shape[1] for f in faces)
     # The king and queen of spades differ only in their index letters.
     assert np.abs(faces[0][:, :w, :3].astype(int) - faces[1][:, :w, :3].astype(int)).mean() > 0.5
