@@ -61,8 +61,9 @@ ODD = 0.04
 """A face whose width/height differs from the deck's median by more than this is reported."""
 
 
-ALLOWED = vs.TUNING_DESIGNS + vs.GENERATED_DESIGNS
-"""Designs a pass may be run with: the KDE tuning designs, then the generated ones."""
+ALLOWED = vs.TUNING_DESIGNS + vs.GENERATED_DESIGNS + vs.STUDIED_DESIGNS
+"""Designs a pass may be run with: the KDE tuning designs, the generated ones, then those
+studied since their validation (``vs.STUDIED_DESIGNS``)."""
 TUNING_CAMERAS = ("tuning", "tuning-hard")
 """Camera profiles a pass may be drawn with (``--camera``): the tuning split's and the
 poorer tuning camera."""

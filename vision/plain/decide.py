@@ -437,7 +437,21 @@ def read_views(views, deck, card_px: Optional[float] = None, min_score: float = 
                 ways = whole[y][2] if y in whole else [read.global_match(faces[w].soft, deck.templates[y].face.soft)
                                                        for w in (0, 1)]
                 w = int(np.argmax(ways))
-                fine[y] = (ways[w], w, fine[a][2] if fine[a][1] == w else [(-dy, -dx) for dy, dx in fine[a][2][::-1]])
+                slips = fine[a][2]
+                if deck.twins(a, y) and fine[a][1] == w:
+                    # A twin is told by its suit signs alone, each side of the sign look
+                    # reading the view laid on its own template: its patches lie where the
+                    # candidate's do, moved by where its print lies on the candidate's
+                    # template (``PlainDeck.slips``). ancient-egyptians' K♦ has its picture
+                    # and signs some 7 px of 160 lower than the K♥'s: laid with the K♥'s
+                    # slips alone, a K♥'s big heart lay half on the K♦'s diamond, the K♦'s
+                    # side said 0.05 where the K♥'s said 0.95, and every such king was
+                    # refused (tuning sessions, clean_cases seed 891). (The twin's own
+                    # patches matched over the view instead slipped towards the view's
+                    # signs and left queens of a tuning design untold, seed 882.) A twin
+                    # that matches best the other way up keeps the candidate's slips turned.
+                    slips = [(dy + ey, dx + ex) for (dy, dx), (ey, ex) in zip(slips, deck.slips(a, y))]
+                fine[y] = (ways[w], w, slips if fine[a][1] == w else [(-dy, -dx) for dy, dx in slips[::-1]])
                 orient[y] = {0: ways[0], 1: ways[1]}
         # Every card that beat a card tried must be met too: the card walked to need not
         # have it among its look-alikes (a 9♦ walked to from a 10♠ that a 10♦ and the 9♦
