@@ -11,7 +11,7 @@ frame's edge (``edge``), and, reported apart, a hand and arm over or beside a ca
 Design groups: KDE tuning designs, KDE validation designs, npm designs and PyPI designs (validation);
 for tuning also the generated designs (``generated``: vision.generated_decks), the
 tuning designs in four colours (``kde-tuning-4color``) and the KDE designs once kept for
-validation and studied since (``kde-studied``).
+validation and studied since (``studied``).
 Surface groups: the tuning and the validation split's surfaces (cloth, felt, wood,
 printed mat, the older all-white mat; patterned cloth and carpet/tiles in validation
 only), each with the split's camera profile.
@@ -51,7 +51,7 @@ REPORT_SEED = 1000
 DESIGN_GROUPS = {"kde-tuning": vs.TUNING_DESIGNS, "kde-validation": vs.VALIDATION_DESIGNS,
                  "npm": vs.NPM_DESIGNS, "kde-tuning-4color": vs.TUNING_FOUR_COLOUR,
                  "generated": vs.GENERATED_DESIGNS, "pypi": vs.PYPI_DESIGNS,
-                 "kde-studied": vs.STUDIED_DESIGNS}
+                 "studied": vs.STUDIED_DESIGNS}
 SIZES = ((640, 480), (1280, 720))
 CLEAN_KINDS = ("play", "edge")
 
@@ -330,7 +330,7 @@ def main(argv=None) -> int:
         return classic([a for a in args_in if a != "--classic"])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--designs", default="kde-tuning,kde-validation,npm,pypi",
-                    help="design groups: kde-tuning, kde-validation, npm, pypi, kde-studied, kde-tuning-4color "
+                    help="design groups: kde-tuning, kde-validation, npm, pypi, studied, kde-tuning-4color "
                          "(the tuning designs recoloured as four-colour decks), generated "
                          "(designs drawn from seeds, vision.generated_decks: tuning only)")
     ap.add_argument("--splits", default="tuning,validation",

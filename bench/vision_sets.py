@@ -35,10 +35,11 @@ TUNING_DESIGNS = ("standard", "oxygen", "oxygen-air", "oxygen-white", "penguins"
 """KDE designs (kdegames-card-data-kf5) the reader may be tuned on."""
 VALIDATION_DESIGNS = ("gm-paris", "jolly-royal", "nicu-ornamental", "nicu-white", "tigullio-international")
 """KDE designs kept for validation: never look at the reader's results on them while tuning."""
-STUDIED_DESIGNS = ("ancient-egyptians",)
+STUDIED_DESIGNS = ("ancient-egyptians", "knoll")
 """Designs once kept for validation whose failures were then studied to change the reader:
 tuning data since (ancient-egyptians: the twin duel of its red kings, whose pictures lie
-apart). Design group ``kde-studied``; the PyPI designs replaced them in validation."""
+apart; knoll: a J♥ named Q♥, its courts one picture but for their index). Design group
+``studied``."""
 TUNING_FOUR_COLOUR = tuple(f"{d}+4color" for d in TUNING_DESIGNS)
 """The tuning designs recoloured as four-colour decks print them (``vision.art.four_colour``:
 diamonds blue, clubs green): tuning data for decks whose suits are not red and black."""
@@ -48,7 +49,7 @@ patterned bands, cream paper, pictures to the edge. Made here, so tuning data on
 NPM_DESIGNS = ("touati-standard", "kennard-2color", "kennard-2color-big", "kennard-4color",
                "kennard-4color-big", "bellot")
 """Designs from npm packages (vision.art.NPM_DESIGNS): all validation, nobody tunes on them."""
-PYPI_DESIGNS = ("kenney", "knoll", "knoll-figures")
+PYPI_DESIGNS = ("kenney", "knoll-figures")
 """Designs of PNG faces from PyPI wheels (vision.art.WHEEL_DESIGNS): validation, nobody
 tunes on them."""
 

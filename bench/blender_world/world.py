@@ -558,7 +558,7 @@ DESIGN_POOL = ("touati-standard", "nicu-white", "kennard-2color", "gm-paris", "b
                "kennard-4color-big")
 """Designs the world plays, in the order tables take them: validation KDE designs and
 the npm designs (never the tuning designs). ancient-egyptians is tuning data now
-(``bench.vision_sets.STUDIED_DESIGNS``): its tables' figures for it are not validation."""
+(``bench.vision_sets.STUDIED_DESIGNS``): the figures for it are not validation figures."""
 
 TABLE_KINDS = (
     ("wood:walnut:satin", "webcam960", "lamp"),

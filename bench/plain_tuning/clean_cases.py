@@ -42,7 +42,7 @@ TUNING_CAMERAS = ("tuning-hard",)
 """Tuning camera profiles ``collect --camera`` takes besides the tuning split's own."""
 
 
-TUNING_DESIGN_GROUPS = ("kde-tuning", "generated", "kde-tuning-4color", "kde-studied")
+TUNING_DESIGN_GROUPS = ("kde-tuning", "generated", "kde-tuning-4color", "studied")
 """Design groups ``collect --designs`` takes: tuning designs only."""
 
 

@@ -528,8 +528,10 @@ def read_views(views, deck, card_px: Optional[float] = None, min_score: float = 
               "worst": {str(deck.cards[y]): round(-v, 3) for y, v in results.items()} | {str(card): round(margin, 3)}}
     reading = Reading(card=None, score=score, margin=margin, turned=o, guess=card, detail=detail)
     twin_rival = rival is not None and deck.twins(a, deck.index(rival))
-    # The duel with the twin must be won by more, whether or not it was the closest.
-    twin_duels = {y: v for y, v in results.items() if deck.twins(a, y)}
+    # The duel with the twin must be won by more, whether or not it was the closest; so
+    # must the duel with a card of another rank printed as the same picture but for the
+    # index (``deck.SAME_PICTURE``).
+    twin_duels = {y: v for y, v in results.items() if deck.twins(a, y) or deck.same_picture(a, y)}
     twin = min(twin_duels, key=twin_duels.get, default=None)
     twin_short = twin is not None and twin_duels[twin] < twin_margin(card_px)
     if score < min_score:
@@ -540,8 +542,9 @@ def read_views(views, deck, card_px: Optional[float] = None, min_score: float = 
     elif margin < MIN_MARGIN:
         reading.reason = f"not clearly told from {rival} (margin {margin:.2f})"
     elif twin_short:
+        kind = "twins" if deck.twins(a, twin) else "cards alike but for their index"
         reading.reason = (f"not clearly told from {deck.cards[twin]} (margin {twin_duels[twin]:.2f}, "
-                          f"{twin_margin(card_px)} needed between twins at {card_px or 0:.0f} px)")
+                          f"{twin_margin(card_px)} needed between {kind} at {card_px or 0:.0f} px)")
     elif not colour_ok:
         reading.reason = f"the print's colour does not fit {card}"
     elif cover > MAX_CELL:

@@ -25,6 +25,13 @@ LOOK_ALIKES = 5
 """How many of a card's closest look-alikes it must always be compared with."""
 ALIKE = 0.5
 """Low-resolution similarity from which two templates are look-alikes."""
+SAME_PICTURE = 0.99
+"""Low-resolution similarity (upright) from which two cards of different ranks are one
+picture but for their corner index (a deck whose courts are one large suit sign): like
+twins, they are told apart by a few small marks, and must be told apart by as much
+(``decide.twin_margin``). On the 112 kept tuning decks the closest such pair reached
+0.974 (a K♥ and J♥); knoll's courts and aces, one large sign each, 0.999-1.0 (where a J♥
+at 116 px was named Q♥ by 0.34)."""
 """Height (px) at which calibrated faces are kept in the deck file."""
 
 
@@ -275,6 +282,8 @@ class PlainDeck:
         # Each card's look-alikes (its template close to theirs, either way up): a view
         # named this card must have beaten them all, whatever their match with the view.
         up = self.small @ self.small.T
+        self._same_picture = (up >= SAME_PICTURE) & np.array(
+            [[a.rank != b.rank for b in self.cards] for a in self.cards])
         down = self.small @ self.small[:, ::-1].T
         alike = np.maximum(up, down)
         np.fill_diagonal(alike, -1.0)
@@ -358,6 +367,11 @@ class PlainDeck:
         """Whether cards ``a`` and ``b`` are same-colour twins (K♠/K♣, Q♥/Q♦): only their
         suit signs tell them apart."""
         return a != b and self.cards[a].rank == self.cards[b].rank and bool(self.red[a]) == bool(self.red[b])
+
+    def same_picture(self, a: int, b: int) -> bool:
+        """Whether cards ``a`` and ``b`` of different ranks are one picture but for their
+        corner index (``SAME_PICTURE``)."""
+        return bool(self._same_picture[a, b])
 
     def sign_places(self, a: int, b: int, turned: bool = False) -> tuple:
         """Where twins ``a`` and ``b`` (``b`` upside down with ``turned``) differ in shape:
