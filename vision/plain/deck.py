@@ -21,6 +21,7 @@ from vision.plain.straighten import canon_size, white_balanced
 FORMAT = "euchre-table plain deck"
 FORMAT_VERSION = 4
 FACE_H = 200
+"""Height (px) at which calibrated faces are kept in the deck file."""
 LOOK_ALIKES = 5
 """How many of a card's closest look-alikes it must always be compared with."""
 ALIKE = 0.5
@@ -32,7 +33,6 @@ twins, they are told apart by a few small marks, and must be told apart by as mu
 (``decide.twin_margin``). On the 112 kept tuning decks the closest such pair reached
 0.974 (a K♥ and J♥); knoll's courts and aces, one large sign each, 0.999-1.0 (where a J♥
 at 116 px was named Q♥ by 0.34)."""
-"""Height (px) at which calibrated faces are kept in the deck file."""
 
 
 class DeckError(ValueError):
