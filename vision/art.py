@@ -428,7 +428,8 @@ WHEEL_DESIGNS["knoll-figures"] = replace(
     WHEEL_DESIGNS["knoll"], name="knoll-figures", courts="blackjack_gui/images/{rank}_of_{suit}2.png",
     art="Byron Knoll's Vector Playing Cards (public domain), as blackjack-gui's PNGs, with its "
         "second set of courts: figures after Chris Aguilar's (as touati-standard's), 500x726 px faces")
-"""Card designs from PyPI wheels, by name: validation designs, no reader is tuned on them."""
+"""Card designs from PyPI wheels, by name. Which are validation data and which tuning is
+``bench.vision_sets``' to say (knoll is tuning data, the other two validation)."""
 
 
 def wheel_dir(design: WheelDesign) -> Path:
