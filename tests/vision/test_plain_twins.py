@@ -429,3 +429,21 @@ def test_cards_printed_alike_but_for_their_index_must_be_told_apart_as_twins(mon
         assert r.card == Card("JH")
     else:
         assert r.card is None and r.guess == Card("JH") and "alike but for their index" in r.reason
+
+
+def test_a_twins_moved_slips_stay_within_the_view(monkeypatch):
+    # The card's own slips and where its twin's print lies add up: on a phone photo's
+    # deck (calibration's self-check) they asked for patches beyond the view's margin
+    # and the reading stopped with numpy's "could not broadcast". Each patch slips no
+    # further than any patch may (read.SHIFT), however far the twin's print lies.
+    cv2.setNumThreads(1)
+    lowered = {"KD", "QD"}
+    faces = [seen_at(_print_lowered(synthetic_face(c), 10) if str(c) in lowered else synthetic_face(c), 160)
+             for c in DECK]
+    deck = PlainDeck(name="apart", cards=[str(c) for c in DECK], faces=faces, aspect=W / H)
+    far = [(3 * read.SHIFT, -3 * read.SHIFT)] * len(read.patch_boxes(deck.templates[0].face.soft.shape))
+    monkeypatch.setattr(PlainDeck, "slips", lambda self, a, b: far)
+    for angle in (8, 190):
+        frame, corners = laid_face(synthetic_face("KH"), 160, angle, seed=1)
+        r = decide.read_views(upright_views(frame, corners, deck.aspect), deck, card_px=160)
+        assert r.card in (None, Card("KH")), (angle, r.card)

@@ -450,7 +450,10 @@ def read_views(views, deck, card_px: Optional[float] = None, min_score: float = 
                     # patches matched over the view instead slipped towards the view's
                     # signs and left queens of a tuning design untold, seed 882.) A twin
                     # that matches best the other way up keeps the candidate's slips turned.
-                    slips = [(dy + ey, dx + ex) for (dy, dx), (ey, ex) in zip(slips, deck.slips(a, y))]
+                    # (Within the slip any patch may take: the view holds no more around it.)
+                    lim = read.SHIFT
+                    slips = [(min(max(dy + ey, -lim), lim), min(max(dx + ex, -lim), lim))
+                             for (dy, dx), (ey, ex) in zip(slips, deck.slips(a, y))]
                 fine[y] = (ways[w], w, slips if fine[a][1] == w else [(-dy, -dx) for dy, dx in slips[::-1]])
                 orient[y] = {0: ways[0], 1: ways[1]}
         # Every card that beat a card tried must be met too: the card walked to need not
