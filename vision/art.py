@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import tarfile
 import urllib.request
+import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
@@ -34,7 +35,7 @@ from typing import Optional
 import cv2
 import numpy as np
 
-from engine.cards import Card
+from engine.cards import DECK, Card
 from vision import generated_decks
 
 CARDDECKS_DIR = Path("/usr/share/carddecks")
@@ -441,8 +442,6 @@ def fetch_wheel(name: str) -> Path:
     """Download the wheel holding design ``name`` (once), check it against the pinned
     sha256 and keep its 24 Euchre faces. Returns the folder. Raises ArtError naming the
     package and what went wrong."""
-    import zipfile
-    from engine.cards import DECK
     try:
         design = WHEEL_DESIGNS[name]
     except KeyError:

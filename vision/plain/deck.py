@@ -419,10 +419,11 @@ class PlainDeck:
         for a in range(len(self.cards)):
             _ = self.templates[a].face.parts     # kept on the face once made
             for b in self.alike[a]:
+                if self.twins(a, b):
+                    self.slips(a, b)
                 for turned in (False, True):
                     if self.twins(a, b):
                         self.sign_patches(a, b, turned)
-                        self.slips(a, b)
                     else:
                         self.duel_patches(a, b, turned)
                         if self.cards[a].rank == self.cards[b].rank:
