@@ -85,3 +85,19 @@ def test_clean_cases_collect_with_more_kinds_makes_new_sessions_first(monkeypatc
     calls.clear()
     clean_cases.main(["collect", str(tmp_path), "--groups", "cloth", "--seed", "930"])
     assert calls == [("collect", ["cloth"])]
+
+
+def test_a_plans_designs_and_frame_sizes_do_not_follow_each_other_or_stay_with_a_cell():
+    # Drawn from the same count, a design always met the same frame size and a run of
+    # one session a cell always gave a cell the same design.
+    from collections import defaultdict
+    from bench.vision_plain import SIZES, plan
+    sizes_of = defaultdict(set)
+    designs_of_cell = defaultdict(set)
+    for seed in range(20):
+        for _dg, _split, g, s, _ in plan(["kde-validation"], ["validation"], 2, seed, ["cloth", "mat"]):
+            sizes_of[s.design].add(tuple(s.size))
+        for _dg, _split, g, s, _ in plan(["kde-validation"], ["validation"], 1, seed, ["cloth"]):
+            designs_of_cell[g].add(s.design)
+    assert all(sizes == set(SIZES) for sizes in sizes_of.values()), sizes_of
+    assert designs_of_cell["cloth"] == set(vs.VALIDATION_DESIGNS)
