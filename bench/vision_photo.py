@@ -66,15 +66,28 @@ def command_env() -> dict:
 
 
 def photo_tables(n: int, seed: int, cameras=("webcam", "phone"), designs=PHOTO_DESIGNS,
-                 splits=("validation",)) -> list:
+                 splits=("validation",), mixed: bool = True) -> list:
     """``n`` photo sessions: ``designs`` (default: validation and npm designs) on the
-    photo surfaces of ``splits`` (default: validation), the cameras taking turns."""
+    photo surfaces of ``splits`` (default: validation), the cameras taking turns.
+
+    ``mixed``: the order of the designs and of the surfaces is shuffled by the seed, so
+    that each seed pairs designs, cameras and surfaces anew; without it (the order of
+    earlier runs, kept for tests that rebuild their tables) every seed gives a table the
+    same design, surface and camera."""
     rng = np.random.default_rng([seed, 77])
     surfaces = [(sp, s) for sp in splits for s in PHOTO_SPLITS[sp]]
+    # A shuffle of its own, so that the sessions' draws from ``rng`` stay as they were.
+    mix = np.random.default_rng([seed, 78])
+    design_order = mix.permutation(len(designs)) if mixed else None
+    surface_order = mix.permutation(len(surfaces)) if mixed else None
     out = []
     for i in range(n):
-        design = designs[(i * 5) % len(designs)]
-        split, surface = surfaces[i % len(surfaces)]
+        if mixed:
+            design = designs[int(design_order[i % len(designs)])]
+            split, surface = surfaces[int(surface_order[(i + i // len(surfaces)) % len(surfaces)])]
+        else:
+            design = designs[(i * 5) % len(designs)]
+            split, surface = surfaces[i % len(surfaces)]
         camera = cameras[i % len(cameras)]
         s = vs.draw_session(rng, "tuning" if split == "busy" else split, size=PHOTO_CAMERAS[camera], design=design,
                             surface=surface, profile=camera)

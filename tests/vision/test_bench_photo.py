@@ -55,3 +55,19 @@ def test_the_cards_a_refused_deck_names_by_shape_or_size_are_taken_again():
         check_shapes({c: face for c in DECK}, sizes)
     assert vp.cards_to_take_again(str(size.value)) == [Card("AC")]
     assert vp.cards_to_take_again("euchre-table calibrate deck: --out d.npz: folder x does not exist") == []
+
+
+def test_photo_runs_pair_designs_cameras_and_surfaces_anew_with_each_seed():
+    # In a fixed order, every run of six tables put the same design under the same
+    # camera on the same surface, whatever its seed.
+    seen = set()
+    for seed in range(12):
+        tables = vp.photo_tables(6, seed)
+        assert len({s.design for s, _ in tables}) == 6
+        seen |= {(s.design, s.profile.name, s.surface) for s, _ in tables}
+    assert {camera for _, camera, _ in seen} == {"webcam", "phone"}
+    for design in vp.PHOTO_DESIGNS:
+        assert {c for d, c, _ in seen if d == design} == {"webcam", "phone"}, design
+        assert len({f for d, _, f in seen if d == design}) > 2, design
+    fixed = [(s.design, s.surface) for s, _ in vp.photo_tables(6, 1, mixed=False)]
+    assert fixed == [(s.design, s.surface) for s, _ in vp.photo_tables(6, 2, mixed=False)]

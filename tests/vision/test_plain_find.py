@@ -388,7 +388,7 @@ def _photo_mode_table(table: int, seed: int, card: str):
     from bench.vision_photo import photo_tables
     from engine.cards import Card
     with textures.registered():
-        session, _ = photo_tables(8, 420, designs=vs.TUNING_DESIGNS, splits=("busy",))[table]
+        session, _ = photo_tables(8, 420, designs=vs.TUNING_DESIGNS, splits=("busy",), mixed=False)[table]
         rng = np.random.default_rng([seed, 4])
         places, _ = vs.frame_placements(session, rng, "alone", cards=[Card(card)])
         frame, truth = vs.compose(session, places, rng)
@@ -417,7 +417,7 @@ def test_a_card_foreshortened_by_a_phone_held_at_a_slant_is_found_in_a_single_ph
     from bench.vision_photo import photo_tables
     from engine.cards import DECK
     from vision.plain.find import quad_shape
-    session, sub = photo_tables(4, 422, cameras=("phone",), designs=vs.TUNING_DESIGNS, splits=("tuning",))[2]
+    session, sub = photo_tables(4, 422, cameras=("phone",), designs=vs.TUNING_DESIGNS, splits=("tuning",), mixed=False)[2]
     assert (session.design, session.surface, session.profile.name) == ("penguins", "wood:oak:gloss", "phone")
     rng = np.random.default_rng(sub)
     for card in DECK[:5]:           # the calibration photos in their order, up to KS
@@ -672,7 +672,7 @@ def test_a_large_card_seen_at_a_slant_is_found_at_its_far_corner_in_a_single_pho
     from bench import vision_sets as vs
     from bench.vision_photo import photo_tables
     from engine.cards import DECK
-    session, sub = photo_tables(2, 641, cameras=("phone",), designs=vs.TUNING_DESIGNS, splits=("tuning",))[1]
+    session, sub = photo_tables(2, 641, cameras=("phone",), designs=vs.TUNING_DESIGNS, splits=("tuning",), mixed=False)[1]
     assert (session.design, session.surface, session.profile.name) == ("dondorf", "wood:oak:satin", "phone")
     rng = np.random.default_rng(sub)
     for _ in range(4):

@@ -131,7 +131,7 @@ def test_a_white_card_alone_on_terrazzo_is_found_in_a_phone_photo_by_its_paper(s
     from vision.plain.find import find_outlines, top_level
     cv2.setNumThreads(1)
     with textures.registered():
-        session, _ = photo_tables(8, 501, ("phone",), DESIGN_GROUPS["kde-tuning"], ("busy",))[3]
+        session, _ = photo_tables(8, 501, ("phone",), DESIGN_GROUPS["kde-tuning"], ("busy",), mixed=False)[3]
         rng = np.random.default_rng([seed, 4])
         places, _ = vs.frame_placements(session, rng, "alone", cards=[Card(card)])
         frame, truth = vs.compose(session, places, rng)
