@@ -59,6 +59,7 @@ def _calibrate_deck(args) -> int:
                                          calibrate_live, _pictures, close_pairs, fresh_views, held_by_check,
                                          self_check, twin_of)
     from vision.plain.calibration import miscut_message
+    from vision.sources import CameraError
     if not args.out:
         return _fail("give --out FILE for the deck's templates (e.g. --out my-deck.npz)")
     out = Path(args.out)
@@ -100,8 +101,10 @@ def _calibrate_deck(args) -> int:
                          "--from-dir DIR (a photo of each card)")
     except CalibrationError as exc:
         return _fail(str(exc), 1)
-    except (OSError, ValueError, RuntimeError) as exc:
+    except (OSError, CameraError) as exc:
         return _fail(str(exc))
+    # Any other error is a bug, not the user's mistake: the command line's handler says
+    # so, rather than printing it here as if it were something to put right.
     n = len(deck.cards)
     print(f"self-check: {len(check['ok'])} of {n} cards read back as themselves {how}")
     if args.from_dir and len(check["ok"]) < MIN_PHOTO_READ_BACK * n:

@@ -1248,3 +1248,21 @@ def test_a_cream_card_on_a_white_felt_is_fitted_at_the_size_of_the_cards_taken(m
     for corners, kept in ((truth, 1), ((truth - centre) @ turn.T + centre, 0)):
         monkeypatch.setattr(fit, "fitted_outlines", lambda *a, c=corners: [Outline(np.float32(c), 1.0, 0.0)])
         assert len(_fitted_alone(frame, table, sizes, taken)) == kept
+
+
+@needs_art
+def test_a_fault_of_the_check_is_reported_as_a_bug_not_as_the_users_mistake(photo_dir, tmp_path, capsys,
+                                                                           monkeypatch):
+    # numpy's words about arrays printed as what the user did wrong would send them
+    # retaking good photos: a fault inside the reader is named as a bug to report.
+    import vision.deck_calibration as dc
+
+    def broken(*_a, **_k):
+        raise ValueError("could not broadcast input array from shape (0,24) into shape (23,24)")
+    monkeypatch.setattr(dc, "self_check", broken)
+    monkeypatch.delenv("EUCHRE_TABLE_DEBUG", raising=False)
+    from controller.cli import main
+    out = tmp_path / "d.npz"
+    assert main(["calibrate", "deck", "--from-dir", str(photo_dir), "--out", str(out)]) == 70
+    err = capsys.readouterr().err
+    assert "internal error (a bug" in err and "Traceback" not in err and not out.exists()
