@@ -95,7 +95,7 @@ def test_a_plans_designs_and_frame_sizes_do_not_follow_each_other_or_stay_with_a
     sizes_of = defaultdict(set)
     designs_of_cell = defaultdict(set)
     for seed in range(20):
-        for _dg, _split, g, s, _ in plan(["kde-validation"], ["validation"], 2, seed, ["cloth", "mat"]):
+        for _dg, _split, _g, s, _ in plan(["kde-validation"], ["validation"], 2, seed, ["cloth", "mat"]):
             sizes_of[s.design].add(tuple(s.size))
         for _dg, _split, g, s, _ in plan(["kde-validation"], ["validation"], 1, seed, ["cloth"]):
             designs_of_cell[g].add(s.design)
