@@ -301,13 +301,14 @@ def plan(design_groups, splits, sessions_per_cell: int, seed: int, groups=None, 
             for gi, g in enumerate(cells):
                 if groups is not None and g not in groups:
                     continue
-                rng = np.random.default_rng([seed, list(DESIGN_GROUPS).index(dg), (*vs.SPLITS, "busy").index(split), gi])
+                key = [seed, list(DESIGN_GROUPS).index(dg), (*vs.SPLITS, "busy").index(split), gi]
+                rng = np.random.default_rng(key)
                 for k in range(sessions_per_cell):
                     # The design turns with the seed, so that runs of one session a cell do
                     # not always give a cell the same design; the frame size is drawn on its
                     # own, so that it does not follow the design.
                     design = designs[(k + gi + seed) % len(designs)]
-                    size = SIZES[int(np.random.default_rng([seed, gi, k, 7]).integers(len(SIZES)))]
+                    size = SIZES[int(np.random.default_rng([*key, k, 7]).integers(len(SIZES)))]
                     if split == "busy":
                         s = vs.draw_session(rng, "tuning", size=size, design=design,
                                             surface=str(rng.choice(cells[g])), profile=camera)

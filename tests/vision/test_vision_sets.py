@@ -101,3 +101,13 @@ def test_a_plans_designs_and_frame_sizes_do_not_follow_each_other_or_stay_with_a
             designs_of_cell[g].add(s.design)
     assert all(sizes == set(SIZES) for sizes in sizes_of.values()), sizes_of
     assert designs_of_cell["cloth"] == set(vs.VALIDATION_DESIGNS)
+
+
+def test_the_cells_of_one_surface_group_in_one_run_do_not_all_get_one_frame_size():
+    from bench.vision_plain import plan
+    one_size = 0
+    for seed in range(10):
+        sizes = {tuple(s.size) for *_, s, _ in plan(["kde-tuning", "kde-validation", "npm", "pypi"],
+                                                     ["tuning", "validation"], 1, seed, ["cloth"])}
+        one_size += len(sizes) == 1
+    assert one_size <= 1
