@@ -8,6 +8,8 @@ PY     := $(VENV)/bin/python
 APT_PACKAGES := espeak-ng libzbar0 librsvg2-bin kdegames-card-data-kf5 fonts-dejavu-core systemd
 # Fonts the generated card designs (tuning data, vision.generated_decks) draw their indices in.
 APT_PACKAGES += fonts-urw-base35 fonts-freefont-ttf
+# Fonts whose playing-card glyphs are card designs for the plain-deck benchmark (vision.art).
+APT_PACKAGES += fonts-symbola fonts-noto-core
 # Club nights: the MQTT broker (tests start their own on loopback), nats-server for the
 # broker benchmark, and Debian's Chromium with its driver for the hall page's tests.
 APT_PACKAGES += mosquitto mosquitto-clients nats-server chromium chromium-driver

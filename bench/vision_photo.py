@@ -40,7 +40,8 @@ PHOTO_CAMERAS = {"webcam": (960, 540), "phone": (1280, 960)}
 PHOTO_DESIGNS = vs.VALIDATION_DESIGNS + vs.NPM_DESIGNS
 """The photo mode's designs unless told otherwise: validation and npm designs."""
 DESIGN_GROUPS = {"kde-tuning": vs.TUNING_DESIGNS, "kde-validation": vs.VALIDATION_DESIGNS,
-                 "npm": vs.NPM_DESIGNS, "pypi": vs.PYPI_DESIGNS}
+                 "npm": vs.NPM_DESIGNS, "pypi": vs.PYPI_DESIGNS,
+                 "fonts": vs.FONT_DESIGNS}
 PHOTO_SPLITS = {"tuning": tuple(s for g in ("wood", "cloth", "felt") for s in vs.SURFACES["tuning"][g]),
                 "busy": tuple(f"tune:{k}" for k in textures.KINDS),
                 "validation": vs.PHOTO_SURFACES}
@@ -286,7 +287,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--keep", metavar="DIR", help="keep the photos, decks and answers here")
     ap.add_argument("--cameras", default="webcam,phone", help="webcam, phone or both (taking turns)")
-    ap.add_argument("--designs", help="design groups (kde-tuning, kde-validation, npm, pypi); "
+    ap.add_argument("--designs", help="design groups (kde-tuning, kde-validation, npm, pypi, fonts); "
                     "default: kde-validation,npm")
     ap.add_argument("--splits", default="validation",
                     help="surface splits: tuning (cloth, felt, oak), busy (tuning: carpet, grain, sisal, "

@@ -52,6 +52,9 @@ NPM_DESIGNS = ("touati-standard", "kennard-2color", "kennard-2color-big", "kenna
 PYPI_DESIGNS = ("kenney", "knoll-figures")
 """Designs of PNG faces from PyPI wheels (vision.art.WHEEL_DESIGNS): validation, nobody
 tunes on them."""
+FONT_DESIGNS = ("symbola", "noto-symbols")
+"""Designs drawn from the playing-card glyphs of Debian's fonts (vision.art.FONT_DESIGNS):
+validation, nobody tunes on them."""
 
 # ---------------------------------------------------------------- surfaces
 # A surface is a string the renderer understands (vision.synth, ``surface=``):

@@ -137,6 +137,8 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
     cached = cache_dir() / deck / f"{card}_{height}.png"
     if deck in WHEEL_DESIGNS:
         return _wheel_face(deck, card, height)
+    if deck in FONT_DESIGNS:
+        return _font_face(deck, card, height)
     if deck in NPM_DESIGNS:
         svg, ident = npm_card_file(deck, card)
     elif generated_decks.is_generated(deck):
@@ -503,10 +505,101 @@ def wheel_designs() -> list:
     return list(WHEEL_DESIGNS)
 
 
+@dataclass(frozen=True)
+class FontDesign:
+    """A card design drawn as the glyphs of Unicode's playing cards (U+1F0A1 on) in a font
+    from a Debian package: the ``package``, the ``font`` file it installs, its licence and
+    the art's author. A glyph is the card's outline and its print in one ink; the face is
+    the glyph filled white inside its outline, in black for spades and clubs and red for
+    hearts and diamonds."""
+
+    name: str
+    package: str
+    font: str
+    licence: str
+    art: str
+
+
+FONT_DESIGNS = {
+    "symbola": FontDesign(
+        "symbola", "fonts-symbola", "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf",
+        "free for any use (the package's copyright file)",
+        "George Douros's Symbola 2.60: line-drawn figure courts, a thin inner frame"),
+    "noto-symbols": FontDesign(
+        "noto-symbols", "fonts-noto-core", "/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf",
+        "OFL-1.1",
+        "Google's Noto Sans Symbols 2: solid figure courts in a frame, bold indices"),
+}
+"""Card designs from fonts, by name (validation data: ``bench.vision_sets``)."""
+
+# Unicode's playing cards: a block of 16 per suit, the ace at 1 and the knight (not in
+# Euchre) at 12 between the jack and the queen.
+_FONT_SUIT_BASE = {"S": 0x1F0A0, "H": 0x1F0B0, "D": 0x1F0C0, "C": 0x1F0D0}
+_FONT_RANK = {"A": 1, "9": 9, "10": 10, "J": 11, "Q": 13, "K": 14}
+_FONT_INK = {"S": (20, 20, 20), "C": (20, 20, 20), "H": (40, 30, 205), "D": (40, 30, 205)}   # BGR
+
+
+def font_designs() -> list:
+    """Names of the font designs (their fonts come from Debian packages)."""
+    return list(FONT_DESIGNS)
+
+
+def _font_face(name: str, card: Card, height: int) -> np.ndarray:
+    """A font design's face (BGRA), its glyph filled inside its outline, ``height`` tall."""
+    # Pillow draws the glyph: OpenCV's own text covers only its Hershey fonts.
+    from PIL import Image, ImageDraw, ImageFont
+    design = FONT_DESIGNS[name]
+    cached = cache_dir() / "font" / name / f"{card}_{height}.png"
+    if cached.is_file():
+        img = cv2.imread(str(cached), cv2.IMREAD_UNCHANGED)
+        if img is not None and img.ndim == 3 and img.shape[2] == 4 and img.shape[0] == height:
+            return img
+    if not Path(design.font).is_file():
+        raise ArtError(f"design {name!r} needs the font {design.font}: install Debian's {design.package} "
+                       "(make setup does)")
+    # Drawn at about three times the height asked for, so that scaling down smooths it.
+    size = max(64, 3 * height)
+    font = ImageFont.truetype(design.font, size)
+    glyph = chr(_FONT_SUIT_BASE[card.suit] + _FONT_RANK[card.rank])
+    canvas = Image.new("L", (2 * size, 2 * size), 0)
+    ImageDraw.Draw(canvas).text((size // 4, size // 4), glyph, fill=255, font=font)
+    ink = np.asarray(canvas)
+    ys, xs = np.nonzero(ink > 0)
+    if len(ys) == 0:
+        raise ArtError(f"{design.font} has no glyph for {card} (U+{ord(glyph):X})")
+    ink = np.pad(ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1], 2)
+    # The card is what the outline encloses: everything not reached from the border
+    # without crossing the ink.
+    reach = (ink < 128).astype(np.uint8)
+    fill = np.zeros((reach.shape[0] + 2, reach.shape[1] + 2), np.uint8)
+    cv2.floodFill(reach, fill, (0, 0), 2)
+    outside = reach == 2
+    cover = ink.astype(np.float32) / 255.0
+    colour = np.array(_FONT_INK[card.suit], np.float32)
+    bgr = 255.0 * (1.0 - cover[..., None]) + colour * cover[..., None]
+    bgr[outside] = colour
+    alpha = np.where(outside, ink, 255).astype(np.float32)
+    face = np.dstack([bgr, alpha])
+    box = _opaque_box(face.astype(np.uint8))
+    x0, y0, x1, y1 = box
+    face = face[y0:y1, x0:x1]
+    width = max(1, int(round(face.shape[1] * height / face.shape[0])))
+    face = np.ascontiguousarray(np.clip(cv2.resize(face, (width, height), interpolation=cv2.INTER_AREA)
+                                        + 0.5, 0, 255).astype(np.uint8))
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp.png")
+        cv2.imwrite(str(tmp), face)
+        os.replace(tmp, cached)
+    except OSError:
+        pass
+    return face
+
+
 def all_designs() -> list:
     """Every design :func:`card_image` can render here: the KDE designs with an English
-    index that are installed, then the npm and PyPI designs."""
-    return english_index_decks() + npm_designs() + wheel_designs()
+    index that are installed, then the npm, PyPI and font designs."""
+    return english_index_decks() + npm_designs() + wheel_designs() + font_designs()
 
 
 def main(argv=None) -> int:

@@ -1,4 +1,6 @@
 """Tests of vision.art: KDE card faces rendered on demand and cached outside the repository."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -167,3 +169,33 @@ def test_a_wheel_deck_gives_trimmed_portrait_faces_that_differ():
     figure = art.card_image("knoll-figures", "KS", height=150)
     assert np.abs(figure[:, :w, :3].astype(int) - faces[0][:, :w, :3].astype(int)).mean() > 10
     assert np.array_equal(art.card_image("knoll-figures", "9D", height=150), faces[2])
+
+
+needs_fonts = pytest.mark.skipif(not all(Path(d.font).is_file() for d in art.FONT_DESIGNS.values()),
+                                 reason="the card fonts are not installed (make setup installs them)")
+
+
+@needs_fonts
+@pytest.mark.parametrize("name", list(art.FONT_DESIGNS))
+def test_a_font_design_fills_its_glyphs_outline_as_a_portrait_card(name, monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    faces = {c: art.card_image(name, c, 200) for c in ("AS", "AH", "KS", "KC")}
+    for card, face in faces.items():
+        h, w = face.shape[:2]
+        assert face.shape == (200, w, 4) and 0.65 < w / h < 0.8, (card, face.shape)
+        # opaque inside the outline, paper between the index and the picture, no alpha
+        # left outside the rounded corner
+        assert face[h // 2, w // 2, 3] == 255 and face[h // 2, w // 12, :3].min() > 230
+        assert face[1, 1, 3] < 200 and face[h // 2, 2, 3] == 255
+    # the ace's one big sign: black for spades, red for hearts
+    ace_s, ace_h = faces["AS"][100, faces["AS"].shape[1] // 2, :3], faces["AH"][100, faces["AH"].shape[1] // 2, :3]
+    assert ace_s.max() < 80 and ace_h[2] > 150 and ace_h[0] < 90
+    assert np.abs(faces["KS"].astype(int) - faces["KC"].astype(int)).max() > 200
+
+
+def test_a_missing_font_is_named_with_its_package(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setitem(art.FONT_DESIGNS, "symbola",
+                        art.FontDesign("symbola", "fonts-symbola", str(tmp_path / "none.ttf"), "", ""))
+    with pytest.raises(art.ArtError, match="install Debian's fonts-symbola"):
+        art.card_image("symbola", "AS", 100)
