@@ -28,9 +28,16 @@ from vision.plain.find import PHOTO_MAX_SLANT
 
 __all__ = ["Sighting", "PlainDeck", "DeckError", "load_deck", "recognize_plain", "SIZE_RANGE"]
 
-SIZE_RANGE = (0.75, 1.35)
+SIZE_RANGE = (0.6, 1.35)
 """Outlines whose long side lies outside this range of the calibrated card's (a card seen
-through the same camera) are not cards: a mat's box, a card's own picture frame."""
+through the same camera) are not cards: a mat's box, a card's own picture frame. A wide
+lens's barrel distortion squeezes a card near the frame's corner along the line to the
+frame's middle: with 80 degrees across and k1 = -0.14 a card lying along that line is seen
+0.6 as long as in the middle (its width 0.87)."""
+TABLE_MAX_SLANT = 45.0
+"""With a learnt table, the largest slant (``find.seen_slant``) at which an outline of other
+proportions than the deck's is taken for the deck's card: the same lens squeezes a card near
+the frame's corner one way by about 0.6 / 0.87, as a slant of 46 degrees would."""
 PHOTO_SIZE_RANGE = (0.55, 1.5)
 """The same for a single photo (no learnt table), which may be taken at a slant: a phone held
 8-26 degrees off straight down with a wide lens sees a card 0.55-1.4 times as long as the
@@ -119,7 +126,7 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
         kw = dict(sizes=(size,), min_long=sizes[0] * size, max_long=sizes[1] * size)
     else:
         kw = dict(min_long=MIN_CARD_PX)
-    slant = 0.0 if table is not None else PHOTO_MAX_SLANT
+    slant = TABLE_MAX_SLANT if table is not None else PHOTO_MAX_SLANT
     outlines = find_outlines(frame, deck.aspect, table=table, slant=slant, **kw)
     if foreground is not None:
         outlines = faint_outlines(frame, foreground, outlines, deck.aspect, table, **kw)
