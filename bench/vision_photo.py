@@ -41,7 +41,7 @@ PHOTO_DESIGNS = vs.VALIDATION_DESIGNS + vs.NPM_DESIGNS
 """The photo mode's designs unless told otherwise: validation and npm designs."""
 DESIGN_GROUPS = {"kde-tuning": vs.TUNING_DESIGNS, "kde-validation": vs.VALIDATION_DESIGNS,
                  "npm": vs.NPM_DESIGNS, "pypi": vs.PYPI_DESIGNS,
-                 "fonts": vs.FONT_DESIGNS}
+                 "studied": vs.STUDIED_DESIGNS}
 PHOTO_SPLITS = {"tuning": tuple(s for g in ("wood", "cloth", "felt") for s in vs.SURFACES["tuning"][g]),
                 "busy": tuple(f"tune:{k}" for k in textures.KINDS),
                 "validation": vs.PHOTO_SURFACES}
@@ -190,7 +190,7 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> d
         result["note"] = "no deck file: calibration failed"
     # Had the user stopped at a refusal, every card would have gone unread.
     if first is not None:
-        result["first_try"] = {k: first[k] for k in ("correct", "refused", "wrong")}
+        result["first_try"] = {k: first[k] for k in ("correct", "refused", "wrong", "wrong_cards")}
     else:
         result["first_try"] = ({k: result[k] for k in ("correct", "refused", "wrong")} if first_made else
                                {"correct": 0, "refused": result["in_view"], "wrong": 0})
@@ -221,8 +221,10 @@ def _score_answers(result: dict, session, deck: Path, paths: list, truths: list)
 
 def said_lines(r: dict) -> list:
     """What to print under a table's line: the first lines the calibration said, the cards
-    taken again and what it said then."""
+    taken again and what it said then, and any card named wrongly with the first deck."""
     out = [f"calibrate: {said}" for said in r["calibrate_said"][:3]]
+    if r.get("first_try", {}).get("wrong_cards"):
+        out.append(f"with the first deck (cards set aside): wrong {', '.join(r['first_try']['wrong_cards'])}")
     if r.get("retaken"):
         out.append(f"took {' '.join(r['retaken'])} again: calibrate exit {r['recalibrate_exit']}")
         out += [f"calibrate: {said}" for said in r["recalibrate_said"][:2] if r["recalibrate_exit"]]
@@ -287,7 +289,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--keep", metavar="DIR", help="keep the photos, decks and answers here")
     ap.add_argument("--cameras", default="webcam,phone", help="webcam, phone or both (taking turns)")
-    ap.add_argument("--designs", help="design groups (kde-tuning, kde-validation, npm, pypi, fonts); "
+    ap.add_argument("--designs", help="design groups (kde-tuning, kde-validation, npm, pypi, studied); "
                     "default: kde-validation,npm")
     ap.add_argument("--splits", default="validation",
                     help="surface splits: tuning (cloth, felt, oak), busy (tuning: carpet, grain, sisal, "

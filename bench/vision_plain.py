@@ -10,8 +10,8 @@ frame's edge (``edge``), and, reported apart, a hand and arm over or beside a ca
 
 Design groups: KDE tuning designs, KDE validation designs, npm designs and PyPI designs (validation);
 for tuning also the generated designs (``generated``: vision.generated_decks), the
-tuning designs in four colours (``kde-tuning-4color``) and the KDE designs once kept for
-validation and studied since (``studied``).
+tuning designs in four colours (``kde-tuning-4color``) and the designs once kept for
+validation and studied since (``studied``: ``bench.vision_sets.STUDIED_DESIGNS``).
 Surface groups: the tuning and the validation split's surfaces (cloth, felt, wood,
 printed mat, the older all-white mat; patterned cloth and carpet/tiles in validation
 only), each with the split's camera profile.
@@ -51,7 +51,7 @@ REPORT_SEED = 1000
 DESIGN_GROUPS = {"kde-tuning": vs.TUNING_DESIGNS, "kde-validation": vs.VALIDATION_DESIGNS,
                  "npm": vs.NPM_DESIGNS, "kde-tuning-4color": vs.TUNING_FOUR_COLOUR,
                  "generated": vs.GENERATED_DESIGNS, "pypi": vs.PYPI_DESIGNS,
-                 "fonts": vs.FONT_DESIGNS, "studied": vs.STUDIED_DESIGNS}
+                 "studied": vs.STUDIED_DESIGNS}
 SIZES = ((640, 480), (1280, 720))
 CLEAN_KINDS = ("play", "edge")
 
@@ -333,8 +333,8 @@ def main(argv=None) -> int:
         from bench.vision_plain_classic import main as classic
         return classic([a for a in args_in if a != "--classic"])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--designs", default="kde-tuning,kde-validation,npm,pypi,fonts",
-                    help="design groups: kde-tuning, kde-validation, npm, pypi, fonts, studied, kde-tuning-4color "
+    ap.add_argument("--designs", default="kde-tuning,kde-validation,npm,pypi",
+                    help="design groups: kde-tuning, kde-validation, npm, pypi, studied, kde-tuning-4color "
                          "(the tuning designs recoloured as four-colour decks), generated "
                          "(designs drawn from seeds, vision.generated_decks: tuning only)")
     ap.add_argument("--splits", default="tuning,validation",
@@ -381,8 +381,7 @@ def main(argv=None) -> int:
         print(f"unknown design group(s) {bad}: choose {', '.join(DESIGN_GROUPS)}", file=sys.stderr)
         return 2
     # The registries' designs are fetched now, so that a missing one leaves its group out.
-    for group, label, fetch in (("npm", "npm", art.fetch_npm), ("pypi", "PyPI", art.fetch_wheel),
-                                ("fonts", "font", lambda d: art.card_image(d, "AS", 64))):
+    for group, label, fetch in (("npm", "npm", art.fetch_npm), ("pypi", "PyPI", art.fetch_wheel)):
         if group in dgs:
             try:
                 for d in DESIGN_GROUPS[group]:

@@ -35,26 +35,25 @@ TUNING_DESIGNS = ("standard", "oxygen", "oxygen-air", "oxygen-white", "penguins"
 """KDE designs (kdegames-card-data-kf5) the reader may be tuned on."""
 VALIDATION_DESIGNS = ("gm-paris", "jolly-royal", "nicu-ornamental", "nicu-white", "tigullio-international")
 """KDE designs kept for validation: never look at the reader's results on them while tuning."""
-STUDIED_DESIGNS = ("ancient-egyptians", "knoll")
+STUDIED_DESIGNS = ("ancient-egyptians", "knoll", "symbola", "noto-symbols", "touati-standard")
 """Designs once kept for validation whose failures were then studied to change the reader:
 tuning data since (ancient-egyptians: the twin duel of its red kings, whose pictures lie
-apart; knoll: a J♥ named Q♥, its courts one picture but for their index). Design group
-``studied``."""
+apart; knoll: a J♥ named Q♥, its courts one picture but for their index; the font designs
+symbola and noto-symbols: cards near the frame's corners squeezed by the validation
+camera's wide lens; touati-standard: a 10♥ named 10♦ by a deck calibrated from photos, its
+10♥ cut from a wrong outline). Design group ``studied``."""
 TUNING_FOUR_COLOUR = tuple(f"{d}+4color" for d in TUNING_DESIGNS)
 """The tuning designs recoloured as four-colour decks print them (``vision.art.four_colour``:
 diamonds blue, clubs green): tuning data for decks whose suits are not red and black."""
 GENERATED_DESIGNS = tuple(f"gen-{k}" for k in range(1, 25))
 """Designs drawn from seeds (vision.generated_decks): no edge line, coloured frames,
 patterned bands, cream paper, pictures to the edge. Made here, so tuning data only."""
-NPM_DESIGNS = ("touati-standard", "kennard-2color", "kennard-2color-big", "kennard-4color",
+NPM_DESIGNS = ("kennard-2color", "kennard-2color-big", "kennard-4color",
                "kennard-4color-big", "bellot")
 """Designs from npm packages (vision.art.NPM_DESIGNS): all validation, nobody tunes on them."""
 PYPI_DESIGNS = ("kenney", "knoll-figures")
 """Designs of PNG faces from PyPI wheels (vision.art.WHEEL_DESIGNS): validation, nobody
 tunes on them."""
-FONT_DESIGNS = ("symbola", "noto-symbols")
-"""Designs drawn from the playing-card glyphs of Debian's fonts (vision.art.FONT_DESIGNS):
-validation, nobody tunes on them."""
 
 # ---------------------------------------------------------------- surfaces
 # A surface is a string the renderer understands (vision.synth, ``surface=``):

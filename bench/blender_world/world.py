@@ -557,8 +557,9 @@ DESIGN_POOL = ("touati-standard", "nicu-white", "kennard-2color", "gm-paris", "b
                "kennard-4color", "ancient-egyptians", "kennard-2color-big", "jolly-royal", "nicu-ornamental",
                "kennard-4color-big")
 """Designs the world plays, in the order tables take them: validation KDE designs and
-the npm designs (never the tuning designs). ancient-egyptians is tuning data now
-(``bench.vision_sets.STUDIED_DESIGNS``): the figures for it are not validation figures."""
+the npm designs (never the tuning designs). ancient-egyptians and touati-standard are
+tuning data now (``bench.vision_sets.STUDIED_DESIGNS``): the figures for them are not
+validation figures."""
 
 TABLE_KINDS = (
     ("wood:walnut:satin", "webcam960", "lamp"),

@@ -1266,3 +1266,18 @@ def test_a_fault_of_the_check_is_reported_as_a_bug_not_as_the_users_mistake(phot
     assert main(["calibrate", "deck", "--from-dir", str(photo_dir), "--out", str(out)]) == 70
     err = capsys.readouterr().err
     assert "internal error (a bug" in err and "Traceback" not in err and not out.exists()
+
+
+@needs_art
+def test_a_card_whose_face_may_be_cut_wrongly_is_set_aside_with_its_twin(photo_dir, tmp_path, capsys,
+                                                                        monkeypatch):
+    # Read with a template cut beside the card, a 10♥ was named 10♦: such a card and its
+    # twin are refused until its photo is taken again.
+    import vision.plain.calibration as calibration
+    monkeypatch.setattr(calibration, "miscut_faces", lambda faces, aspect: {Card("10H"): 1.0})
+    out = tmp_path / "d.npz"
+    assert _run_cli("calibrate", "deck", "--from-dir", str(photo_dir), "--out", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "10H.jpg (10H)" in err and "2 cards set aside, as a face may be cut wrongly: 10H 10D" in err
+    assert "until you take 10H.jpg again" in err
+    assert set(plain.load_deck(out).held) == {Card("10H"), Card("10D")}

@@ -35,6 +35,29 @@ def test_a_face_cut_from_a_wrong_outline_is_named(bad, how):
     assert f"{bad}.jpg ({bad}); if so, take these photos again" in said
 
 
+def _shifted(face, by):
+    """The face straightened from an outline ``by`` of its height lower than the card: its
+    top cut off, a strip of wood below it."""
+    h = face.shape[0]
+    s = int(round(by * h))
+    out = np.empty_like(face)
+    out[:h - s] = face[s:]
+    grain = np.random.default_rng(0).normal(0, 12, out[h - s:].shape[:2])[..., None]
+    out[h - s:] = np.clip(np.array([70, 130, 180]) + grain, 0, 255).astype(np.uint8)
+    return out
+
+
+def test_a_ten_that_fits_none_of_its_rank_is_named():
+    # Cut lower than the card and askew, the ten fits no other ten at all, so no move can
+    # be measured against them; every deck prints its tens' pips alike, so it is cut wrongly.
+    cv2.setNumThreads(1)
+    faces = _faces()
+    faces[Card("10H")] = miscut(_shifted(faces[Card("10H")], 0.12), -0.2 * W, 0.1 * H)
+    assert set(miscut_faces(faces, W / H)) == {Card("10H")}
+    said = miscut_message(faces, W / H, photos={c: f"{c}.jpg" for c in faces})
+    assert "fits none of the others of its rank" in said and "10H.jpg (10H)" in said
+
+
 def test_two_faces_of_a_rank_cut_wrongly_are_both_named():
     cv2.setNumThreads(1)
     faces = _faces()

@@ -378,6 +378,12 @@ on the other faces of its rank when it was cut at the card's own outline. On tun
 a wrong outline that the shape check passed were at 0.097-0.22."""
 
 
+PIP_RANKS = ("9", "10")
+"""Ranks whose faces are the same layout of pips in every suit of a deck (a face of them
+that fits none of the others is cut wrongly: :func:`miscut_faces`). On 130 decks calibrated
+from tuning data every nine and ten fitted another of its rank."""
+
+
 def miscut_faces(faces: dict, aspect: float) -> dict:
     """The faces cut from a wrong outline (a corner found out on the table, an outline
     cut off the card), ``{card: corner move}``. The faces of a rank that are the same
@@ -385,7 +391,8 @@ def miscut_faces(faces: dict, aspect: float) -> dict:
     colours) are laid on each other by an affine fit: faces cut at the card's own outline
     need no more than a slip (their corners moved by ``MISCUT_MOVE`` of the height at
     most), a face cut from another outline needs a reshape or a large shift against
-    every well-cut one. The face whose median move against the others is largest, when
+    every well-cut one; a nine or a ten that fits none of its rank where two others fit
+    each other is cut wrongly too (``PIP_RANKS``). The face whose median move against the others is largest, when
     above ``MISCUT_MOVE``, is named and left out, and so on, but never a face that its
     twin (same rank and colour) lays on within that move; two faces that fit only each
     other so, with no third to tell which is right, are both named.
@@ -401,14 +408,22 @@ def miscut_faces(faces: dict, aspect: float) -> dict:
     ranks = {}
     for c in sharp:
         ranks.setdefault(_rank_of(c), []).append(c)
-    for cards in ranks.values():
-        moves = {}
+    for rank, cards in ranks.items():
+        moves, any_move = {}, {}
         for i, a in enumerate(cards):
             for b in cards[i + 1:]:
                 fit, move = _fit_both_ways(sharp[a], sharp[b])
+                any_move[a, b] = any_move[b, a] = move
                 if fit >= (MISCUT_FIT if _red(a) == _red(b) else MISCUT_FIT_OTHER):
                     moves[a, b] = moves[b, a] = move
         left = [c for c in cards if any((c, b) in moves for b in cards)]
+        if rank in PIP_RANKS and len(left) >= 2:
+            # Every deck lays out the pips of a nine or a ten alike in each suit: a face of
+            # them that fits none of its rank, where others fit each other, is cut from
+            # another outline (a strip of the table along one side, its index cut off).
+            for c in cards:
+                if c not in left:
+                    out[c] = min(1.0, float(np.median([any_move[c, b] for b in left])))
         while True:
             # A face's median move: one mate cut wrongly does not make a sound face look
             # cut wrongly (and the worst face goes first).
@@ -431,18 +446,21 @@ def miscut_faces(faces: dict, aspect: float) -> dict:
     return out
 
 
-def miscut_message(faces: dict, aspect: float, photos: Optional[dict] = None) -> Optional[str]:
-    """What to say of the faces :func:`miscut_faces` names, asking for each again: its
-    photo (``photos``: ``{card: file name}``), or the card shown again through the camera;
-    None when every face agrees with its rank's."""
-    bad = miscut_faces(faces, aspect)
+def miscut_message(faces: dict, aspect: float, photos: Optional[dict] = None,
+                   bad: Optional[dict] = None) -> Optional[str]:
+    """What to say of the faces :func:`miscut_faces` names (or ``bad``, its answer when the
+    caller has it), asking for each again: its photo (``photos``: ``{card: file name}``), or
+    the card shown again through the camera; None when every face agrees with its rank's."""
+    bad = miscut_faces(faces, aspect) if bad is None else bad
     if not bad:
         return None
     named = ", ".join(f"{photos[c]} ({c})" if photos and c in photos else str(c) for c in sorted(bad, key=str))
     again = ("if so, take these photos again, the card flat and alone, the camera straight above it"
              if photos else "if so, calibrate again, each card flat, alone and still")
-    return (f"these cards may not have been found at their own outline (their face fits the others of "
-            f"their rank only reshaped or moved by {max(bad.values()):.0%} of its height: a corner found "
+    most = max(bad.values())
+    how = ("fits none of the others of its rank" if most >= 1.0 else
+           f"fits the others of their rank only reshaped or moved by {most:.0%} of its height")
+    return (f"these cards may not have been found at their own outline (their face {how}: a corner found "
             f"on the table, the card cut off, or a deck that prints them unlike each other): {named}; {again}")
 
 

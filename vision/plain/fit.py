@@ -27,7 +27,7 @@ WORK_LONG = 64.0
 fine enough for a side to lie within a pixel of its edge."""
 FIT_SCALES = np.arange(0.8, 1.36, 0.04)
 """Sizes tried, as shares of the calibrated card's long side (cards nearer the camera look
-larger; ``SIZE_RANGE`` allows 0.75-1.35)."""
+larger; ``SIZE_RANGE`` allows 0.6-1.35)."""
 FIT_TURNS = (-3.0, -1.5, 0.0, 1.5, 3.0)
 """Angles tried (degrees) around each of the two main directions of the new edges."""
 SECOND_DIRECTION = 0.6
