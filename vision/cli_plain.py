@@ -58,7 +58,7 @@ def _calibrate_deck(args) -> int:
     from vision.deck_calibration import (MAX_HELD, MIN_PHOTO_READ_BACK, CalibrationError, calibrate_from_dir,
                                          calibrate_live, _pictures, close_pairs, fresh_views, held_by_check,
                                          self_check, twin_of)
-    from vision.plain.calibration import miscut_faces, miscut_message
+    from vision.plain.calibration import FITS_NONE, miscut_faces, miscut_message
     from vision.sources import CameraError
     if not args.out:
         return _fail("give --out FILE for the deck's templates (e.g. --out my-deck.npz)")
@@ -73,9 +73,9 @@ def _calibrate_deck(args) -> int:
             deck = calibrate_from_dir(args.from_dir, name=args.name)
             # A face that looks cut from a wrong outline is named with its photo (see
             # vision.plain.calibration.miscut_faces). The deck is still written, as some
-            # decks print the cards of a rank unlike each other, but with such a card and
-            # its twin set aside: a template cut from the table beside a 10♥ read a
-            # well-cut 10♥ as the 10♦.
+            # decks print the cards of a rank unlike each other; a nine or ten that fits
+            # none of its rank is surely cut wrongly, and it is set aside with its twin: a
+            # template cut from the table beside a 10♥ read a well-cut 10♥ as the 10♦.
             photos = _pictures(Path(args.from_dir))[0]
             faces = dict(zip(deck.cards, deck.faces, strict=True))
             miscut = miscut_faces(faces, deck.aspect)
@@ -157,10 +157,11 @@ def _calibrate_deck(args) -> int:
               f"{'its twin' if len(cut) == 1 else 'their twins'}: {' '.join(str(twin_of(c)) for c in cut)}; "
               "the table refuses them (and any card that looks like them) until you calibrate again "
               "(lay each card flat, alone and away from the mat's lines)", file=sys.stderr)
-    aside = [c for c in dict.fromkeys(c for m in miscut for c in (m, twin_of(m))) if c not in deck.held]
+    unfit = [m for m, v in miscut.items() if v >= FITS_NONE]
+    aside = [c for c in dict.fromkeys(c for m in unfit for c in (m, twin_of(m))) if c not in deck.held]
     if aside:
         deck.held = list(dict.fromkeys([*deck.held, *aside]))
-        retake = " ".join(photos[c].name for c in miscut if c in photos)
+        retake = " ".join(photos[c].name for c in unfit if c in photos)
         print(f"warning: {len(aside)} cards set aside, as a face may be cut wrongly: {' '.join(map(str, aside))}; "
               f"the table refuses them (and any card that looks like them) until you take {retake} again "
               "and calibrate again", file=sys.stderr)

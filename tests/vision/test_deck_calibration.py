@@ -1281,3 +1281,16 @@ def test_a_card_whose_face_may_be_cut_wrongly_is_set_aside_with_its_twin(photo_d
     assert "10H.jpg (10H)" in err and "2 cards set aside, as a face may be cut wrongly: 10H 10D" in err
     assert "until you take 10H.jpg again" in err
     assert set(plain.load_deck(out).held) == {Card("10H"), Card("10D")}
+
+
+@needs_art
+def test_a_face_named_only_for_its_move_is_not_set_aside(photo_dir, tmp_path, capsys, monkeypatch):
+    # Some decks print a rank's faces unlike each other: a face that fits the others only
+    # moved is named, and read.
+    import vision.plain.calibration as calibration
+    monkeypatch.setattr(calibration, "miscut_faces", lambda faces, aspect: {Card("QD"): 0.14})
+    out = tmp_path / "d.npz"
+    assert _run_cli("calibrate", "deck", "--from-dir", str(photo_dir), "--out", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "QD.jpg (QD)" in err and "moved by 14%" in err and "set aside" not in err
+    assert plain.load_deck(out).held == []

@@ -384,6 +384,11 @@ that fits none of the others is cut wrongly: :func:`miscut_faces`). On 130 decks
 from tuning data every nine and ten fitted another of its rank."""
 
 
+FITS_NONE = 1.0
+"""What :func:`miscut_faces` gives a nine or ten that fits none of its rank (no move can be
+measured): such a face is surely cut wrongly, where a large move may be a deck's own print."""
+
+
 def miscut_faces(faces: dict, aspect: float) -> dict:
     """The faces cut from a wrong outline (a corner found out on the table, an outline
     cut off the card), ``{card: corner move}``. The faces of a rank that are the same
@@ -392,7 +397,7 @@ def miscut_faces(faces: dict, aspect: float) -> dict:
     need no more than a slip (their corners moved by ``MISCUT_MOVE`` of the height at
     most), a face cut from another outline needs a reshape or a large shift against
     every well-cut one; a nine or a ten that fits none of its rank where two others fit
-    each other is cut wrongly too (``PIP_RANKS``). The face whose median move against the others is largest, when
+    each other is cut wrongly too (``PIP_RANKS``), and given ``FITS_NONE``. The face whose median move against the others is largest, when
     above ``MISCUT_MOVE``, is named and left out, and so on, but never a face that its
     twin (same rank and colour) lays on within that move; two faces that fit only each
     other so, with no third to tell which is right, are both named.
@@ -423,7 +428,7 @@ def miscut_faces(faces: dict, aspect: float) -> dict:
             # another outline (a strip of the table along one side, its index cut off).
             for c in cards:
                 if c not in left:
-                    out[c] = min(1.0, float(np.median([any_move[c, b] for b in left])))
+                    out[c] = FITS_NONE
         while True:
             # A face's median move: one mate cut wrongly does not make a sound face look
             # cut wrongly (and the worst face goes first).
@@ -457,9 +462,10 @@ def miscut_message(faces: dict, aspect: float, photos: Optional[dict] = None,
     named = ", ".join(f"{photos[c]} ({c})" if photos and c in photos else str(c) for c in sorted(bad, key=str))
     again = ("if so, take these photos again, the card flat and alone, the camera straight above it"
              if photos else "if so, calibrate again, each card flat, alone and still")
-    most = max(bad.values())
-    how = ("fits none of the others of its rank" if most >= 1.0 else
-           f"fits the others of their rank only reshaped or moved by {most:.0%} of its height")
+    moved = [v for v in bad.values() if v < FITS_NONE]
+    shift = f"only reshaped or moved by {max(moved):.0%} of its height" if moved else ""
+    how = ("fits the others of their rank " + shift if len(moved) == len(bad) else
+           "fits none of the others of its rank" + (f", or {shift}" if moved else ""))
     return (f"these cards may not have been found at their own outline (their face {how}: a corner found "
             f"on the table, the card cut off, or a deck that prints them unlike each other): {named}; {again}")
 
