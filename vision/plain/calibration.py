@@ -380,8 +380,9 @@ a wrong outline that the shape check passed were at 0.097-0.22."""
 
 PIP_RANKS = ("9", "10")
 """Ranks whose faces are the same layout of pips in every suit of a deck (a face of them
-that fits none of the others is cut wrongly: :func:`miscut_faces`). On 130 decks calibrated
-from tuning data every nine and ten fitted another of its rank."""
+that fits none of the others is cut wrongly: :func:`miscut_faces`). On 130 decks kept from
+earlier benchmark runs (nearly all of tuning data) every nine and ten fitted another of its
+rank."""
 
 
 FITS_NONE = 1.0
