@@ -153,10 +153,9 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
             raise ArtError(f"no KDE SVG deck named {deck!r}; installed decks: {have}; "
                            f"npm decks: {', '.join(NPM_DESIGNS)}; generated designs: gen-1, gen-2, ...")
         ident = element_id(card)
-    if cached.is_file():
-        img = cv2.imread(str(cached), cv2.IMREAD_UNCHANGED)
-        if img is not None and img.ndim == 3 and img.shape[2] == 4 and img.shape[0] == height:
-            return img
+    img = _cached_face(cached, height)
+    if img is not None:
+        return img
     img = _render_png(svg, ident, height)
     box = _opaque_box(img)
     if box is None:
@@ -172,6 +171,21 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
         width = max(1, int(round(face.shape[1] * height / face.shape[0])))
         face = cv2.resize(face, (width, height), interpolation=cv2.INTER_AREA)
     face = np.ascontiguousarray(face)
+    _keep_face(cached, face)
+    return face
+
+
+def _cached_face(cached: Path, height: int) -> Optional[np.ndarray]:
+    """A face kept by :func:`_keep_face`, or None when it is not there (or not whole)."""
+    if cached.is_file():
+        img = cv2.imread(str(cached), cv2.IMREAD_UNCHANGED)
+        if img is not None and img.ndim == 3 and img.shape[2] == 4 and img.shape[0] == height:
+            return img
+    return None
+
+
+def _keep_face(cached: Path, face: np.ndarray) -> None:
+    """Write a rendered face into the cache."""
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp.png")
@@ -179,7 +193,6 @@ def card_image(deck: str, card, height: int = 350) -> np.ndarray:
         os.replace(tmp, cached)  # atomic, since several test processes may render at once
     except OSError:
         pass  # a read-only home still renders, only slower
-    return face
 
 
 def _generated_svg(d, card: Card, folder: Path) -> Path:
@@ -550,10 +563,9 @@ def _font_face(name: str, card: Card, height: int) -> np.ndarray:
     from PIL import Image, ImageDraw, ImageFont
     design = FONT_DESIGNS[name]
     cached = cache_dir() / "font" / name / f"{card}_{height}.png"
-    if cached.is_file():
-        img = cv2.imread(str(cached), cv2.IMREAD_UNCHANGED)
-        if img is not None and img.ndim == 3 and img.shape[2] == 4 and img.shape[0] == height:
-            return img
+    img = _cached_face(cached, height)
+    if img is not None:
+        return img
     if not Path(design.font).is_file():
         raise ArtError(f"design {name!r} needs the font {design.font}: install Debian's {design.package} "
                        "(make setup does)")
@@ -586,13 +598,7 @@ def _font_face(name: str, card: Card, height: int) -> np.ndarray:
     width = max(1, int(round(face.shape[1] * height / face.shape[0])))
     face = np.ascontiguousarray(np.clip(cv2.resize(face, (width, height), interpolation=cv2.INTER_AREA)
                                         + 0.5, 0, 255).astype(np.uint8))
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp.png")
-        cv2.imwrite(str(tmp), face)
-        os.replace(tmp, cached)
-    except OSError:
-        pass
+    _keep_face(cached, face)
     return face
 
 
