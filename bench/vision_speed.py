@@ -147,11 +147,12 @@ class Stages:
         import vision.plain.decide as de
         import vision.plain.find as fi
         import vision.plain.fit as ft
+        import vision.plain.outline as ol
         import vision.plain.straighten as st
         targets = [(bg.TableModel, "foreground", "background"), (bg.TableModel, "table_edges", "table edges"),
-                   (fi, "find_outlines", "find (all)"), (fi, "edge_map", "find: edges"),
-                   (fi, "connected_blobs", "find: blobs"), (fi, "_hull_quad", "find: hulls"),
-                   (fi, "_verify", "find: refine+verify"), (fi, "_corner_search", "find: corner search"),
+                   (fi, "find_outlines", "find (all)"), (ol, "edge_map", "find: edges"),
+                   (ol, "connected_blobs", "find: blobs"), (ol, "_hull_quad", "find: hulls"),
+                   (ol, "_verify", "find: refine+verify"), (fi, "_corner_search", "find: corner search"),
                    (fi, "_not_the_tables", "find: table's shapes"), (fi, "faint_outlines", "find: faint look"),
                    (ft, "fitted_outlines", "fit (all)"), (ft, "fit_card", "fit: card"),
                    (st, "upright_views", "straighten"), (de, "view_faces", "read: features"),
@@ -159,8 +160,17 @@ class Stages:
         saved = []
         for owner, name, label in targets:
             f = getattr(owner, name)
-            saved.append((owner, name, f))
-            setattr(owner, name, self._timed(f, label))
+            timed = self._timed(f, label)
+            # A module's function is replaced where it lives and in every module of the
+            # reader that imported it by name (the finder's stages call ``_verify`` from
+            # several): each call is timed, once.
+            owners = [owner]
+            if not isinstance(owner, type):
+                owners += [m for k, m in list(sys.modules.items())
+                           if k.startswith("vision.") and m is not owner and vars(m).get(name) is f]
+            for o in owners:
+                saved.append((o, name, f))
+                setattr(o, name, timed)
         try:
             yield self
         finally:

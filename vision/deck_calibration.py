@@ -27,7 +27,9 @@ import numpy as np
 from engine.cards import DECK, Card, CardError
 from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
-from vision.plain.find import CHANGE_LEVEL, _inside_convex, on_plain
+from vision.plain.change import CHANGE_LEVEL
+from vision.plain.find import on_plain
+from vision.plain.outline import _inside_convex
 from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, cut_quad, deck_rim,
                                       frame_stretch, inner_cuts, lone_card, long_side_angle, miscut_faces,
                                       recut_faces, rim_misfit, rim_trims, stretched,
@@ -279,7 +281,8 @@ def _refind_odd(found: dict, faces: dict, sizes: dict, corners: Optional[dict] =
     found in its photo with the median's shape (or that shape seen at a slant) and size
     (the photo at its own size too)."""
     from vision.plain.calibration import MAX_ASPECT_SPREAD, MAX_SIZE_SPREAD
-    from vision.plain.find import PHOTO_MAX_SLANT, WORK_WIDTH, find_outlines, top_level
+    from vision.plain.find import find_outlines, top_level
+    from vision.plain.outline import PHOTO_MAX_SLANT, WORK_WIDTH
     aspects = {c: f.shape[1] / f.shape[0] for c, f in faces.items()}
     aspect = float(np.median(list(aspects.values())))
     size = float(np.median(list(sizes.values())))
@@ -323,11 +326,13 @@ def _second_look(frames: list, aspect: float, size_px: float, blind: bool = Fals
     ``with_size``: ``(face, long side in px)`` instead of the face; ``with_corners``:
     ``(face, long side in px, corners)`` (the corners' median over the frames). ``pictures``: the empty
     table's picture around the card in each frame; with ``odd``, where the card is not
-    found with the deck's shape, its outline is grown to its edge (``find.grow_to_table``:
+    found with the deck's shape, its outline is grown to its edge (``seat.grow_to_table``:
     a light card on the white mat, cut at the frame line printed inside its rim, whose
     edge is too faint a step for the finder's edges but still one against the table)."""
     from vision.plain import SIZE_RANGE
-    from vision.plain.find import _overlap, find_outlines, grow_to_table, quad_shape, top_level
+    from vision.plain.find import find_outlines, top_level
+    from vision.plain.outline import _overlap, quad_shape
+    from vision.plain.seat import grow_to_table
 
     def deck_like(o) -> bool:
         return abs(float(quad_shape(o.corners[None])[0][0]) / aspect - 1) <= ODD_SHAPE \
@@ -828,7 +833,7 @@ RETAKES = 2
 RELIT_AFTER = 10
 """A card asked for that has lain still this many frames without being found is looked for
 where the frame differs from the table once the light's change across it is taken out
-(``find.relit_outlines``): that place includes the card's shadow, so the finder's own
+(``change.relit_outlines``): that place includes the card's shadow, so the finder's own
 outlines are waited for first. (Light group, tuning seed 918, generated designs: tried
 at once, it made the pass of gen-5 fail, faces of odd shapes; after this wait, the
 passes of gen-5, gen-7 and gen-10 are frame for frame as without it.)"""
@@ -890,7 +895,7 @@ class _TableAround:
     def table_edges(self, frame: Optional[np.ndarray] = None) -> np.ndarray:
         if frame is None:
             return self.edges
-        from vision.plain.find import WORK_WIDTH
+        from vision.plain.outline import WORK_WIDTH
         h, w = frame.shape[:2]
         scale = min(1.0, WORK_WIDTH / w)
         size = (int(round(w * scale)), int(round(h * scale)))
@@ -1026,8 +1031,8 @@ def _only_light(table: TableModel, frame, fg) -> bool:
 
 def _edges_of_own(table: TableModel, frame, maps: Optional[tuple] = None) -> np.ndarray:
     """The frame's edges (the finder's edge map, work size) that are not the empty
-    table's own. ``maps``: that edge map (``find.edge_map``), when the caller has it."""
-    from vision.plain.find import WORK_WIDTH, edge_map
+    table's own. ``maps``: that edge map (``outline.edge_map``), when the caller has it."""
+    from vision.plain.outline import WORK_WIDTH, edge_map
     scale = min(1.0, WORK_WIDTH / frame.shape[1])
     luma, chroma = edge_map(frame, scale) if maps is None else maps
     eh, ew = luma.shape
@@ -1064,14 +1069,16 @@ def _outlines_alone(frame, table, size: Optional[float] = None, aspect: Optional
     much smaller than the largest (a marker sticker seen at a slant); with ``size`` and
     ``aspect``, of about that long side and shape (the cards taken so far). ``relit``:
     where nothing else is found, also the places that differ once the light's change
-    across the table is taken out (``find.relit_outlines``). An outline
+    across the table is taken out (``change.relit_outlines``). An outline
     round a blank (``_blank``: the reader guide's opening lit by the room) is no card;
     its corners are added to ``lit``, and an outline found there again later is the
     table's too, never taken for a card: with a card lying within the lit opening, the
     finder may see only the opening's outline, and its face is not the card's."""
-    from vision.plain.find import (MIN_LONG_SIDE, WORK_WIDTH, _merge, change_outlines, edge_map, find_outlines,
-                                   kept, region_outlines, relit_outlines, table_own,
-                                   unexplained_change)
+    from vision.plain.change import change_outlines, relit_outlines, unexplained_change
+    from vision.plain.find import find_outlines, kept, table_own
+    from vision.plain.merge import _merge
+    from vision.plain.outline import MIN_LONG_SIDE, WORK_WIDTH, edge_map
+    from vision.plain.photo import region_outlines
     kw = {} if size is None else dict(sizes=(size,), min_long=0.85 * size, max_long=1.18 * size)
     # The finder's edge map (at the usual thresholds) is the one ``_edges_of_own`` looks at
     # below: made once, here.

@@ -102,7 +102,7 @@ def test_the_mats_markers_are_never_taken_for_cards():
     # A marker in its white margin can have a card's shape; the mat around the markers is
     # too large to be a card. Neither is kept; the card is.
     from vision.plain.calibration import not_the_mat
-    from vision.plain.find import Outline
+    from vision.plain.outline import Outline
     markers = np.float64([[30, 30], [570, 30], [570, 370], [30, 370]])
     mat = Outline(np.float32([[0, 0], [600, 0], [600, 400], [0, 400]]), inside=[1, 2])
     marker = Outline(np.float32([[10, 5], [52, 5], [52, 60], [10, 60]]))
@@ -871,7 +871,8 @@ def test_a_card_on_a_camouflage_print_is_found_alone_as_what_differs_from_the_ta
     # print's own steps do when the camera shakes by a pixel: that place is the card.
     from vision.deck_calibration import _corner_shift, _outlines_alone
     from vision.plain.background import TableModel
-    from vision.plain.find import change_outlines, find_outlines
+    from vision.plain.change import change_outlines
+    from vision.plain.find import find_outlines
     frame, empty, corners = _on_camouflage(seed, angle)
     table = TableModel()
     table.learn(empty)
@@ -953,7 +954,7 @@ def test_a_light_card_on_light_felt_under_a_moved_lamp_is_found_once_the_light_i
     # out, the card's paper stands out from the felt around it.
     from vision.deck_calibration import _corner_shift, _outlines_alone
     from vision.plain.background import TableModel
-    from vision.plain.find import relit_outlines
+    from vision.plain.change import relit_outlines
     frame, empty, corners = _under_a_moved_lamp(seed, angle, paper=paper)
     table = TableModel()
     table.learn(empty)
@@ -1045,13 +1046,14 @@ def test_a_face_cut_inside_its_rim_is_grown_to_the_cards_edge_at_the_second_look
     import vision.deck_calibration as dc
     import vision.plain.find as find
     from bench.plain_tuning.scenes import art_deck, corner_error
+    from vision.plain.outline import Outline
     frame, empty, truth = scene([place("JC", (300, 220), 17)], seed=2, deck="dondorf", markers=False, paper=True)
     tl, tr, br, bl = (np.asarray(c, np.float32) for c in truth[0]["corners"])
 
     def at(u, v):
         return tl + u * (tr - tl) + v * (bl - tl)
     cut = np.stack([at(0.19, 0.11), at(1, 0.11), at(1, 1), at(0.19, 1)]).astype(np.float32)
-    monkeypatch.setattr(find, "find_outlines", lambda *a, **k: [find.Outline(cut.copy(), 1.0, 10.0)])
+    monkeypatch.setattr(find, "find_outlines", lambda *a, **k: [Outline(cut.copy(), 1.0, 10.0)])
     aspect = art_deck("dondorf").aspect
     size = float(np.hypot(*(bl - tl)))
     assert dc._second_look([frame], aspect, size, odd=True) is None
@@ -1117,7 +1119,7 @@ def test_a_photo_cut_at_a_plank_seam_is_looked_at_again_with_the_other_cards_sha
     # --seed 892, table 3: Oxygen on satin oak, 1280x960): the ten of clubs, 114 px long,
     # was first found with one side on a plank's seam beyond the card, 135 px long, and
     # the deck was refused ("these cards look larger or smaller than the others: 10C").
-    # The first look now finds the card's own outline (find.pull_in_outlines); the size
+    # The first look now finds the card's own outline (photo.pull_in_outlines); the size
     # the seam's outline gave is put in its place, as a face cut elsewhere would be.
     from vision.deck_calibration import _face_and_size, _refind_odd
     from vision.plain.calibration import check_shapes
@@ -1217,7 +1219,7 @@ def test_a_cream_card_on_a_white_felt_is_fitted_at_the_size_of_the_cards_taken(m
     from vision.deck_calibration import _fitted_alone, _outlines_alone
     from vision.plain import fit
     from vision.plain.background import TableModel
-    from vision.plain.find import Outline
+    from vision.plain.outline import Outline
     from vision.synth import compose_scene
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     cv2.setNumThreads(1)

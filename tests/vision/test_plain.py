@@ -235,7 +235,7 @@ def _cut_on_its_picture(truth, left=0.19, top=0.11):
     """A card's outline cut short as the finder found some live (tuning misses): its left
     and top sides on the frame of the card's picture (Dondorf's Jacks: 19% of the width in,
     beyond the index strip, and 11% of the height down)."""
-    from vision.plain.find import Outline
+    from vision.plain.outline import Outline
     tl, tr, br, bl = (np.asarray(c, np.float32) for c in truth["corners"])
 
     def at(u, v):
@@ -250,10 +250,11 @@ def test_a_live_outline_cut_short_by_a_line_printed_inside_the_card_is_grown_to_
     # index and matches no card well. A refused live outline is grown outward to the
     # card's edge (a step with the empty table beyond it) and read again.
     import vision.plain.find as find
+    from vision.plain.outline import Outline
     frame, empty, truth = scene([place("JC", (300, 220), 17)], seed=2, deck="dondorf", markers=False, **surface)
     cut = _cut_on_its_picture(truth[0])
     assert corner_error(cut.corners, truth[0]["corners"]) > 15.0
-    monkeypatch.setattr(find, "find_outlines", lambda *a, **k: [find.Outline(cut.corners.copy(), 1.0, 10.0)])
+    monkeypatch.setattr(find, "find_outlines", lambda *a, **k: [Outline(cut.corners.copy(), 1.0, 10.0)])
     table = TableModel()
     table.learn(empty)
     deck = art_deck("dondorf")
@@ -269,7 +270,7 @@ def test_a_cut_outline_is_not_grown_onto_the_card_lying_over_its_edge():
     # The nine lies over the Jack's index strip: beyond the Jack's cut side is the nine, not
     # the table, so that side does not move, and the outline (the right shape only with
     # all its sides on the card's edge) is not grown at all.
-    from vision.plain.find import grow_to_table
+    from vision.plain.seat import grow_to_table
     frame, empty, truth = scene([place("JC", (300, 220), 0), place("9H", (251, 220), 0)], seed=2, deck="dondorf",
                                 markers=False, cloth="green")
     table = TableModel()
@@ -292,18 +293,18 @@ def test_cards_are_looked_for_once_the_light_is_taken_out_only_with_a_deck_calib
     # moved lamp).
     import copy
 
-    import vision.plain.find as find
+    import vision.plain.change as change
     frame, empty, truth = scene([place("QD", (190, 45), 12)], seed=5, paper=True, blur=0.5, noise=2)
     table = TableModel()
     table.learn(empty)
     ours = copy.copy(deck)
     ours.card_px, ours.meta = 0.3, {"relit": relit}
     looked = []
-    real = find.relit_outlines
+    real = change.relit_outlines
 
     def relit_outlines(*args, **kw):
         looked.append(kw.get("mask"))
         return real(*args, **kw)
-    monkeypatch.setattr(find, "relit_outlines", relit_outlines)
+    monkeypatch.setattr(change, "relit_outlines", relit_outlines)
     plain.recognize_plain(frame, ours, table=table)
     assert len(looked) == (1 if relit else 0)

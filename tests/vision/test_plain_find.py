@@ -1,4 +1,4 @@
-"""Tests of vision.plain.find: card outlines found by the straight steps along their sides, on any surface."""
+"""Tests of the finder (vision.plain.find and its stages): card outlines found by the straight steps along their sides, on any surface."""
 import cv2
 import numpy as np
 import pytest
@@ -416,7 +416,7 @@ def test_a_card_foreshortened_by_a_phone_held_at_a_slant_is_found_in_a_single_ph
     from bench import vision_sets as vs
     from bench.vision_photo import photo_tables
     from engine.cards import DECK
-    from vision.plain.find import quad_shape
+    from vision.plain.outline import quad_shape
     session, sub = photo_tables(4, 422, cameras=("phone",), designs=vs.TUNING_DESIGNS, splits=("tuning",), mixed=False)[2]
     assert (session.design, session.surface, session.profile.name) == ("penguins", "wood:oak:gloss", "phone")
     rng = np.random.default_rng(sub)
@@ -435,7 +435,7 @@ def test_a_card_foreshortened_by_a_phone_held_at_a_slant_is_found_in_a_single_ph
 def test_the_finders_blob_labels_are_opencvs_default_ones():
     # The finder labels its edge blobs by Grana's algorithm because it is faster; the
     # labels, their order and their boxes must be those of OpenCV's default labelling.
-    from vision.plain.find import connected_blobs
+    from vision.plain.outline import connected_blobs
     rng = np.random.default_rng(7)
     for density in (0.01, 0.03, 0.08):
         img = (rng.random((97, 131)) < density).astype(np.uint8) * 255
@@ -450,7 +450,7 @@ def test_the_finders_blob_labels_are_opencvs_default_ones():
 def test_edge_pieces_traced_twice_are_kept_once_as_before():
     # segments() keeps one of each pair of pieces with the same rounded ends through
     # np.unique on one int64 per row: the same rows in the same order as np.unique(axis=0).
-    from vision.plain.find import _row_keys
+    from vision.plain.outline import _row_keys
     rng = np.random.default_rng(3)
     for hi in (3, 40, 400, 1 << 15):
         key = rng.integers(0, hi, (300, 4)).astype(np.int64)
@@ -464,7 +464,7 @@ def test_edge_pieces_traced_twice_are_kept_once_as_before():
 def test_edge_pieces_of_all_chains_at_once_are_those_found_chain_by_chain():
     # segments() cuts the polygons of all edge chains into pieces at once (each vertex to
     # the next, the last back to the first); here each chain is cut on its own, as before.
-    from vision.plain.find import _row_keys, segments
+    from vision.plain.outline import _row_keys, segments
 
     def chain_by_chain(edges, scale, min_len):
         p0s, p1s = [], []
@@ -499,7 +499,7 @@ def test_edge_pieces_of_all_chains_at_once_are_those_found_chain_by_chain():
 def test_the_steps_across_the_sides_are_the_colour_differences_at_each_point():
     # step_profiles turns the sampled colour differences into steps one side at a time;
     # here each point's difference is turned on its own.
-    from vision.plain.find import _TO_YCC, _side_samples, sample, step_profiles
+    from vision.plain.outline import _TO_YCC, _side_samples, sample, step_profiles
     rng = np.random.default_rng(9)
     frame = cv2.GaussianBlur(rng.integers(0, 255, (120, 160, 3), np.uint8), (0, 0), 2)
     c = rng.uniform(30, 90, (5, 1, 2))
@@ -521,7 +521,7 @@ def test_corners_of_near_pieces_only_are_those_of_all_pairs():
     # corners_of works out only pairs of pieces whose grown boxes meet, and their cosine
     # in float64 (float32's product where that is too close to call); here every pair is
     # worked out as before. The junctions must be the same, in the same order.
-    from vision.plain.find import corners_of, junctions_of_pairs
+    from vision.plain.outline import corners_of, junctions_of_pairs
 
     def all_pairs(p0, p1, max_cos=0.34, gap=0.3, gap_px=4.0):
         d = p1 - p0
@@ -556,7 +556,7 @@ def test_far_corners_found_by_direction_bins_are_those_of_all_pairs():
     # opposite direction's bin or its neighbours; here every pair is compared. Junctions
     # of cards strewn over a frame (corners a pixel off, each with its sides in either
     # order and its pieces 80-100% of the side), and as many turned at random.
-    from vision.plain.find import PARTNER_OFF, partner_lengths
+    from vision.plain.outline import PARTNER_OFF, partner_lengths
 
     def all_pairs(c, u, w, a, b):
         cj, back_j, other_j = np.concatenate([c, c]), np.concatenate([u, w]), np.concatenate([w, u])
@@ -603,7 +603,7 @@ def test_far_corners_found_by_direction_bins_are_those_of_all_pairs():
 
 def test_each_line_across_a_sides_steps_scores_the_mean_step_under_it():
     # line_scores gathers all lines at once; here each line is walked point by point.
-    from vision.plain.find import line_scores
+    from vision.plain.outline import line_scores
     rng = np.random.default_rng(11)
     n, k = 9, 7
     st = rng.random((2, 4, n, k)).astype(np.float32)
@@ -631,7 +631,7 @@ def test_a_card_joined_by_a_plank_seam_to_a_card_found_whole_is_looked_for_by_it
     from bench import vision_sets as vs
     from bench.plain_tuning.photo_tuning import DESIGNS, tuning_tables
     from bench.vision_photo import calibration_photos
-    from vision.plain.find import PHOTO_MAX_SLANT
+    from vision.plain.outline import PHOTO_MAX_SLANT
     cv2.setNumThreads(1)
     session, rng = list(itertools.islice(tuning_tables(952, "tuning-slant", DESIGNS["generated"]), 4))[-1]
     for _ in calibration_photos(session, rng):     # drawn first, as the tool draws them
@@ -694,7 +694,8 @@ def test_a_side_found_on_the_frame_line_inside_a_light_rim_is_seated_on_the_card
     # as its look-alike, and a live calibration failed its check. From such a side the
     # card's paper runs outward to the line, breaks there for a pixel or two, and runs on
     # to the card's edge: the side is moved to the edge.
-    from vision.plain.find import Outline, seat_on_paper
+    from vision.plain.outline import Outline
+    from vision.plain.seat import seat_on_paper
     frame, empty, truth = scene([place(card, (300, 220), rotation)], seed=2, cloth="green",
                                 deck="oxygen-white", size=(1280, 720))
     table = TableModel()
@@ -759,7 +760,8 @@ def test_a_corner_on_the_table_is_told_from_one_on_the_card():
     # A light card with a dark line printed along its edge and a red corner index, on
     # light wood: its own corners lie on the card; an outline with a corner moved out onto
     # the table (as a plank's seam makes it) has that corner, and only it, on the table.
-    from vision.plain.find import clockwise, corners_on_table
+    from vision.plain.outline import clockwise
+    from vision.plain.photo import corners_on_table
     frame = np.empty((300, 400, 3), np.uint8)
     frame[:] = (110, 150, 185)                                  # light oak (BGR)
     card = np.float32([[130, 60], [270, 60], [270, 255], [130, 255]])

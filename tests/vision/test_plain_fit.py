@@ -13,7 +13,8 @@ import vision.plain
 from vision.plain import REFIT_OFF, REFIT_SCALES, SIZE_RANGE, _refitted_reading, fit, recognize_plain
 from vision.plain.decide import MIN_SCORE, Reading, read_views
 from vision.plain.background import TableModel
-from vision.plain.find import Outline, faint_outlines, find_outlines
+from vision.plain.find import faint_outlines, find_outlines
+from vision.plain.outline import Outline
 from vision.plain.straighten import upright_views
 from vision.synth import compose_scene
 

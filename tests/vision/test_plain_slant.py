@@ -7,7 +7,7 @@ from engine.cards import DECK, Card
 from vision import art
 from vision.plain import decide, read, recognize_plain
 from vision.plain.deck import PlainDeck
-from vision.plain.find import clockwise, seen_slant
+from vision.plain.outline import clockwise, seen_slant
 from vision.plain.straighten import upright_views
 
 TABLE = (60, 90, 120)

@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.plain.deck import DeckError, PlainDeck, load_deck
-from vision.plain.find import PHOTO_MAX_SLANT
+from vision.plain.outline import PHOTO_MAX_SLANT
 
 __all__ = ["Sighting", "PlainDeck", "DeckError", "load_deck", "recognize_plain", "SIZE_RANGE"]
 
@@ -35,7 +35,7 @@ lens's barrel distortion squeezes a card near the frame's corner along the line 
 frame's middle: with 80 degrees across and k1 = -0.14 a card lying along that line is seen
 0.6 as long as in the middle (its width 0.87)."""
 TABLE_MAX_SLANT = 45.0
-"""With a learnt table, the largest slant (``find.seen_slant``) at which an outline of other
+"""With a learnt table, the largest slant (``outline.seen_slant``) at which an outline of other
 proportions than the deck's is taken for the deck's card: the same lens squeezes a card near
 the frame's corner one way by about 0.6 / 0.87, as a slant of 46 degrees would."""
 PHOTO_SIZE_RANGE = (0.55, 1.5)
@@ -100,7 +100,8 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     ignored, and what differs from the table without being a readable card (a hand)
     is reported as a refusal. Without it, the frame is read alone (a single photo)."""
     from vision.plain.decide import read_views
-    from vision.plain.find import faint_outlines, find_outlines, relit_outlines
+    from vision.plain.change import relit_outlines
+    from vision.plain.find import faint_outlines, find_outlines
     from vision.plain.fit import fitted_outlines
     from vision.plain.straighten import portrait_orders, squarish, upright_views
     frame = np.asarray(frame)
@@ -120,7 +121,7 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
         foreground = table.foreground(frame)
     size = _expected_size(deck, frame)
     # A single photo may be taken at a slant: cards nearer the frame's far edge look smaller and
-    # of other proportions than the deck's (see ``find.PHOTO_MAX_SLANT``).
+    # of other proportions than the deck's (see ``outline.PHOTO_MAX_SLANT``).
     sizes = SIZE_RANGE if table is not None else PHOTO_SIZE_RANGE
     if size:
         kw = dict(sizes=(size,), min_long=sizes[0] * size, max_long=sizes[1] * size)
@@ -333,12 +334,12 @@ def _copy(s: "Sighting", zones) -> "Sighting":
 
 def _grown_reading(frame, o, outlines, table, deck, kw, r):
     """A refused live outline grown to its card's edge and read again
-    (``find.grow_to_table``): an outline cut short by a line printed inside the card (its
+    (``seat.grow_to_table``): an outline cut short by a line printed inside the card (its
     picture's frame, the inner edge of its index strip) matches no card well, or not
     clearly its twin. The grown outline is kept only when it reads; else the refusal
     stands. Returns (reading, outline)."""
     from vision.plain.decide import read_views
-    from vision.plain.find import grow_to_table
+    from vision.plain.seat import grow_to_table
     from vision.plain.straighten import upright_views
     g = grow_to_table(frame, o, table, deck.aspect, kw.get("min_long", MIN_CARD_PX), kw.get("max_long", np.inf),
                       others=outlines)

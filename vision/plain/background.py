@@ -178,7 +178,7 @@ class TableModel:
         return _ycc(cv2.resize(work, (max(1, w // COARSE), max(1, h // COARSE)), interpolation=cv2.INTER_AREA))
 
     def _refresh_edges(self) -> None:
-        from vision.plain.find import edge_map
+        from vision.plain.outline import edge_map
         mean = np.clip(self.mean, 0, 255).astype(np.uint8)
         luma, chroma = edge_map(mean, 1.0)
         both = luma | cv2.resize(chroma, (luma.shape[1], luma.shape[0]), interpolation=cv2.INTER_NEAREST)

@@ -7,8 +7,10 @@ import cv2
 import numpy as np
 
 from vision.plain.background import TableModel
-from vision.plain.find import (MIN_LONG_SIDE, PHOTO_CARD, REGION_GROWTH, WORK_WIDTH, _merge, _verify, clockwise,
-                               find_outlines, kept, mask_quads, quad_shape, top_level)
+from vision.plain.find import find_outlines, kept, top_level
+from vision.plain.merge import _merge
+from vision.plain.outline import MIN_LONG_SIDE, PHOTO_CARD, WORK_WIDTH, _verify, clockwise, quad_shape
+from vision.plain.photo import REGION_GROWTH, mask_quads
 from vision.plain.straighten import face_of
 from vision.zones import detect_markers
 
@@ -159,7 +161,7 @@ def not_the_mat(outlines: list, markers: Optional[np.ndarray]) -> list:
     found was refused as "4 cards found"). With fewer than two markers, the size is not
     judged.
 
-    >>> from vision.plain.find import Outline
+    >>> from vision.plain.outline import Outline
     >>> mat = Outline(np.float32([[0, 0], [420, 0], [420, 297], [0, 297]]), inside=[1])
     >>> card = Outline(np.float32([[100, 100], [163, 100], [163, 189], [100, 189]]))
     >>> corners = np.float64([[15, 15], [405, 15], [405, 282], [15, 282]])

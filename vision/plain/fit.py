@@ -20,7 +20,7 @@ from typing import Optional
 import cv2
 import numpy as np
 
-from vision.plain.find import Outline, _median, _overlap, clockwise, refine
+from vision.plain.outline import Outline, _median, _overlap, clockwise, refine
 
 WORK_LONG = 64.0
 """The card's long side (px) in the picture the search works on: coarse enough to be cheap,
@@ -83,7 +83,7 @@ ALONG_SHARE = 0.6
 """Share of a fitted side's points lying along another outline for it to count so."""
 FIT_REFINE = 0.03
 """How far (card lengths) each side is then moved to the strongest straight step near it
-(``find.refine``), at the frame's full resolution."""
+(``outline.refine``), at the frame's full resolution."""
 
 
 def _grey(img: np.ndarray) -> np.ndarray:
@@ -224,7 +224,7 @@ def fit_card(frame: np.ndarray, table_picture: np.ndarray, centre, size: float, 
 
 def refined(frame: np.ndarray, corners: np.ndarray, size: float) -> np.ndarray:
     """A fitted card's corners (clockwise) with each side moved to the strongest straight
-    step near it at the frame's full resolution (``find.refine``, ``FIT_REFINE``)."""
+    step near it at the frame's full resolution (``outline.refine``, ``FIT_REFINE``)."""
     q = clockwise(np.asarray(corners, np.float32)[None])
     q = refine(frame, q, reach=FIT_REFINE * size)
     return refine(frame, q, reach=2.0)[0]

@@ -1,0 +1,398 @@
+"""Single photos (no learnt table): outlines grown out to the card's edge or pulled in off the table, and regions unlike the photo's surface proposed as outlines."""
+from __future__ import annotations
+
+from typing import Optional
+
+import cv2
+import numpy as np
+
+from vision.plain.outline import (_TO_YCC, MIN_LONG_SIDE, MIN_SUPPORT, PHOTO_CARD, _corners_of_lines, _crossings,
+                                  _hull_quad, _side_samples, _suppress, _verify, clockwise, line_scores, quad_shape,
+                                  sample, side_support, step_profiles)
+
+# ------------------------------------------------------------------ single photos
+# Without the empty table learnt (a photo given to ``recognize``, a calibration photo),
+# a card on a busy surface (wood grain, carpet, tiles) is often found only by the frame
+# line of its own picture: its outer edge runs into the surface's own edges, so it is no
+# clean blob of edges, while the frame inside it is. ``grow_outlines`` looks outward
+# from each such outline for the card's edge.
+
+GROW_MAX = 0.2
+"""How far beyond an outline (a fraction of its short side) the card's edge is looked for."""
+GROW_MIN = 0.03
+"""Least distance (a fraction of the short side) between a picture's frame and the card's
+edge: closer steps are the frame's own line, a rim or a shadow."""
+GAP_TEXTURE = 6.0
+"""Largest spread of colour (YCrCb, chroma weighted as in ``STEP``) along the band between an
+outline and the edge found beyond it, whatever the table beyond: that band is the card's
+plain margin."""
+GAP_STEP = 15.0
+"""Least difference of colour (as ``STEP``) between that band and the table beyond the edge."""
+PAPER_CLOSE = 25.0
+"""Largest difference of colour (as ``STEP``) between that band and the lightest tenth of
+what lies inside the outline (the card's paper): a margin is the card's own paper."""
+GAP_RATIO = 0.5
+"""On a busy table, the band may vary up to this fraction of the table's spread just beyond
+the edge (a light margin is not perfectly even in a noisy, blurred photo)."""
+
+
+def _side_fractions(colour: np.ndarray, quads: np.ndarray, n: int = 32) -> np.ndarray:
+    """(Q, 4): for each side, the fraction of its points lying on a step (as
+    :func:`side_support` judges a point)."""
+    return side_support(colour, quads, n, per_side=True)[0]
+
+
+def _moved_out(q: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """The clockwise quadrilateral ``q`` with side k moved outward by ``d[..., k]`` px
+    (the corners where the moved sides cross). ``d``: (..., 4)."""
+    a, b = q, np.roll(q, -1, axis=0)
+    u = (b - a) / np.hypot(*(b - a).T)[:, None]
+    normal = np.stack([u[:, 1], -u[:, 0]], axis=-1)
+    p = a + normal * d[..., :, None]                     # a point on each moved side
+    return _crossings(p, np.broadcast_to(u, p.shape))[0].astype(np.float32)
+
+
+def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float] = None,
+                  min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, slant: float = 0.0) -> list:
+    """Outlines that were a card's picture frame replaced by the card's own edge: each
+    side is moved outward to the first straight step beyond a plain band (the card's
+    margin), and the grown outline must pass the finder's checks (shape, steps under
+    every side). Outlines with no such edge around them are kept as they were."""
+    out = []
+    for o in outlines:
+        q = o.corners.astype(np.float32)
+        sides = np.hypot(*(np.roll(q, -1, axis=0) - q).T)
+        short = float(min(sides))
+        lo, hi = max(2, int(GROW_MIN * short)), int(GROW_MAX * short)
+        if hi <= lo:
+            out.append(o)
+            continue
+        ds = np.arange(1, hi + 1, dtype=np.float32)
+        quads = _moved_out(q, np.repeat(ds[:, None], 4, axis=1))
+        frac = _side_fractions(frame_bgr, clockwise(quads))            # (len(ds), 4)
+        on = frac >= MIN_SUPPORT
+        # Each side goes to the first step beyond a stretch without one (the margin), at
+        # least ``lo`` out, or stays where it is.
+        after_gap = np.cumsum(~on, axis=0) > 0
+        on &= after_gap & (ds[:, None] >= lo)
+        d = np.where(on.any(axis=0), ds[on.argmax(axis=0)], 0.0).astype(np.float32)
+        moved = d > 0
+        paper = _paper_colour(frame_bgr, q) if moved.any() else None
+        if not moved.any() or not all(_plain_band(frame_bgr, q, k, d[k], paper) for k in np.nonzero(moved)[0]):
+            out.append(o)
+            continue
+        grown = _moved_out(q, d)
+        better = _verify(frame_bgr, clockwise(grown[None]), aspect, min_long, reach=2.0, max_long=max_long,
+                         free=PHOTO_CARD, slant=slant)
+        if len(better) == 1 and better[0].area > o.area:
+            better[0].blob = o.blob
+            out.append(better[0])
+        else:
+            out.append(o)
+    return out
+
+
+PULL_MAX = 0.35
+"""How far inside an outline's side (a fraction of its short side) the card's edge is looked for."""
+PULL_LEAST = 0.05
+"""Least width (a fraction of the short side, and 3 px) of a strip of the table inside an
+outline's side, at its wider end, for the side to be moved in: narrower is the card's
+edge blurred, or a dark line printed along it."""
+PULL_GAIN = 0.5
+"""The card's edge inside a side must be a straight step at least this fraction as strong
+(mean step along it) as the step the side lies on: a plank's seam can be as strong as a
+light card's edge against light wood."""
+STRIP_TABLE = 0.5
+"""A strip inside a side is the table's where it is at most this fraction as far (in
+colour) from the table beyond the side as from the card's rim."""
+CORNER_IN = (0.035, 0.045, 0.055)
+"""Depths (fractions of the short side, along the bisector) at which an outline's corner
+is looked inside: past a card's rounded corner, short of its corner index."""
+CORNER_OUT = (0.02, 0.04)
+"""Likewise outside the corner: the table."""
+CORNER_TABLE = 0.5
+"""A corner lies on the table where just inside it is at most this fraction as far from
+the table just outside it as from the card's rim (a corner index of a colour nearer the
+table's than the paper's comes to a half or more)."""
+
+
+def _rim_colour(colour: np.ndarray, base: np.ndarray, normal: np.ndarray, depths,
+                table: np.ndarray) -> Optional[np.ndarray]:
+    """The card's rim colour (YCrCb, chroma weighted as in ``STEP``) ``depths`` px inside
+    an outline's sides (``base`` (4, n, 2) points along them, ``normal`` (4, 2) outward):
+    the median of the samples there unlike the ``table`` (by more than ``PAPER_CLOSE``: a
+    strip of the table inside a side is left out), or None where fewer than a quarter
+    are (a card the table's colour)."""
+    pts = base[:, :, None, :] - normal[:, None, None, :] * np.float32(depths)[None, None, :, None]
+    got = (sample(colour, pts).astype(np.float32) @ _TO_YCC.T).reshape(-1, 3)
+    mine = got[np.linalg.norm(got - table, axis=1) > PAPER_CLOSE]
+    return np.median(mine, axis=0) if len(mine) >= len(got) / 4 else None
+
+
+def _rims(colour: np.ndarray, q: np.ndarray, short: float) -> list:
+    """The card's rim colours (:func:`_rim_colour`) just inside the sides of outline ``q``
+    and as deep inside them as a corner is looked inside (``CORNER_IN``; a card's edge may
+    be printed as a dark line, its margin inside it light), those that are found."""
+    base, normal, _ = _side_samples(q[None], 20, 0.05, 0.95)
+    base, normal = base[0], normal[0]
+    pts = base[:, :, None, :] + normal[:, None, None, :] * np.float32([3.0, 4.0, 5.0])[None, None, :, None]
+    table = np.median((sample(colour, pts).astype(np.float32) @ _TO_YCC.T).reshape(-1, 3), axis=0)
+    rims = [_rim_colour(colour, base, normal, [2.0], table),
+            _rim_colour(colour, base, normal, [d * short for d in CORNER_IN], table)]
+    return [r for r in rims if r is not None]
+
+
+def corners_on_table(colour: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """(4,) for each corner of clockwise outline ``q``: whether it lies on the table, not
+    on the card (a side continued past the card's corner onto a plank's seam): just
+    inside it looks unlike the card's rim (either as seen just inside the sides, or as
+    deep inside them) and nearer the table just outside it."""
+    return _corner_check(colour, q)[0]
+
+
+def _corner_check(colour: np.ndarray, q: np.ndarray) -> tuple:
+    """(:func:`corners_on_table`, the card's rims it was judged by (:func:`_rims`), the
+    outline's short side)."""
+    q = q.astype(np.float32)
+    short = float(np.hypot(*(np.roll(q, -1, axis=0) - q).T).min())
+    to_next = np.roll(q, -1, axis=0) - q
+    to_prev = np.roll(q, 1, axis=0) - q
+    bis = to_next / np.hypot(*to_next.T)[:, None] + to_prev / np.hypot(*to_prev.T)[:, None]
+    bis /= np.maximum(np.hypot(*bis.T)[:, None], 1e-6)                  # inward
+    rims = _rims(colour, q, short)
+    if not rims:
+        return np.zeros(4, bool), rims, short
+
+    def colour_at(depths):
+        pts = q[:, None, :] + bis[:, None, :] * (np.float32(depths) * short)[None, :, None]
+        return np.median(sample(colour, pts).astype(np.float32) @ _TO_YCC.T, axis=1)     # (4, 3)
+
+    inside = colour_at(CORNER_IN)
+    outside = colour_at([-d for d in CORNER_OUT])
+    to_rim = np.min([np.linalg.norm(inside - rim, axis=1) for rim in rims], axis=0)
+    return (to_rim > PAPER_CLOSE) & (np.linalg.norm(inside - outside, axis=1) < CORNER_TABLE * to_rim), rims, short
+
+
+def pull_in_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float] = None,
+                     min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, slant: float = 0.0) -> list:
+    """Outlines with a corner on the table (:func:`corners_on_table`: a plank's seam or a
+    strip of the table taken for a side, the card's own edge running inside it, often
+    askew) with each side that meets such a corner moved in to the card's edge: the
+    strongest straight step within ``PULL_MAX`` of the short side inside it that has the
+    card's rim just inside it and a strip of the table outside it (:func:`_table_strips`).
+    The pulled outline must pass the finder's checks and have no corner on the table;
+    other outlines are kept as they were. The mirror of :func:`grow_outlines`."""
+    out = []
+    for o in outlines:
+        q = clockwise(o.corners.astype(np.float32)[None])
+        astray, rims, short = _corner_check(frame_bgr, q[0])
+        reach = int(PULL_MAX * short)
+        least = max(3.0, PULL_LEAST * short)
+        if reach < least + 1 or not astray.any():
+            out.append(o)
+            continue
+        # Side k runs from corner k to corner k + 1: the sides that meet a corner on the table.
+        sides = np.nonzero(astray | np.roll(astray, -1))[0]
+        offsets = np.arange(-reach, 1.5, 1.0, dtype=np.float32)      # inward is negative
+        n, k = 20, len(offsets)
+        base, normal, t, st = step_profiles(frame_bgr, q, offsets, n, 0.05, 0.95)
+        base, normal = base[0], normal[0]                             # (4, n, 2), (4, 2)
+        score, frac = line_scores(st[0], t)                           # 4, k, k
+        zero = int(np.argmin(np.abs(offsets)))
+        near = slice(zero - 1, min(zero + 2, k))
+        own = score[:, near, near].reshape(4, -1).max(axis=1)
+        ends = offsets[:, None], offsets[None, :]
+        inside = (np.maximum(*ends) <= 0.0) & (np.minimum(*ends) <= -least)
+        cand = np.where(inside[None], score, -1.0).reshape(4, -1)
+        line = np.zeros((4, n), np.float32)
+        moved = False
+        for side in sides:
+            tried = np.nonzero(cand[side] >= PULL_GAIN * own[side])[0]
+            if len(tried) == 0:
+                continue
+            a0, a1 = np.divmod(tried, k)
+            offs = offsets[a0][:, None] + (offsets[a1] - offsets[a0])[:, None] * frac[None, :]
+            ok = _table_strips(frame_bgr, base[side], normal[side], offs, rims, least)
+            if ok.any():
+                line[side] = offs[np.nonzero(ok)[0][np.argmax(cand[side, tried[ok]])]]
+                moved = True
+        if not moved:
+            out.append(o)
+            continue
+        pts = base + normal[:, None, :] * line[..., None]
+        pulled = _corners_of_lines(pts[None], np.ones((1, 4, n), np.float32))
+        better = _verify(frame_bgr, clockwise(pulled), aspect, min_long, reach=2.0, max_long=max_long,
+                         free=PHOTO_CARD, slant=slant)
+        if len(better) == 1 and better[0].area < o.area \
+                and not corners_on_table(frame_bgr, clockwise(better[0].corners[None])[0]).any():
+            better[0].blob = o.blob
+            out.append(better[0])
+        else:
+            out.append(o)
+    return out
+
+
+def _table_strips(frame_bgr: np.ndarray, base: np.ndarray, normal: np.ndarray, offs: np.ndarray,
+                  rims: list, least: float) -> np.ndarray:
+    """For each line ``offs`` (m, n: px along the outward ``normal`` at the side's points
+    ``base``, negative inside), whether it is the card's edge with a strip of the table
+    outside it: just inside the line lies the card's rim (either of ``rims``, by
+    ``PAPER_CLOSE``), and the strip between the side and the line, at a quarter, half and
+    three quarters of its width, is nearer the table beyond the side than the rims and
+    unlike them (by more than ``PAPER_CLOSE``), or by more than ``GAP_STEP`` where it is
+    at most ``STRIP_TABLE`` as far from the table as from them (a light card on light
+    wood); only where the strip is ``least`` px wide at three points or more."""
+    wide = -offs >= least                                        # m, n
+    enough = wide.sum(axis=1) >= 3
+
+    def colour(at):                                                   # at: m, n
+        return sample(frame_bgr, base[None] + normal * at[..., None]).astype(np.float32) @ _TO_YCC.T
+
+    count = np.maximum(wide.sum(axis=1), 1)
+    rows = np.arange(len(offs))
+
+    def far(x, y):
+        # The median over each line's wide points (np.nanmedian is several times slower).
+        d = np.sort(np.where(wide, np.linalg.norm(x - y, axis=-1), np.inf), axis=1)
+        return (d[rows, (count - 1) // 2] + d[rows, count // 2]) / 2
+
+    beyond = np.median([colour(np.full((1, offs.shape[1]), d, np.float32)) for d in (3.0, 4.0, 5.0)], axis=0)
+    card = np.median([colour(offs - d) for d in (2.0, 3.0)], axis=0)
+    ok = enough & (np.min([far(card, r) for r in rims], axis=0) <= PAPER_CLOSE)
+    for depth in (0.25, 0.5, 0.75):
+        strip = colour(offs * depth)
+        to_rim = np.min([far(strip, r) for r in rims], axis=0)
+        to_table = far(strip, beyond)
+        ok &= ((to_rim > PAPER_CLOSE) & (to_table < to_rim)) | ((to_rim > GAP_STEP) & (to_table <= STRIP_TABLE * to_rim))
+    return ok
+
+
+def _paper_colour(frame_bgr: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The colour (YCrCb, chroma weighted as in ``STEP``) of the card's paper as seen
+    inside outline ``q``: the median of its lightest tenth."""
+    g = (np.arange(16, dtype=np.float32) + 0.5) / 16
+    u, v = np.meshgrid(g, g)
+    a, b, c, d = q
+    pts = ((1 - u) * (1 - v))[..., None] * a + (u * (1 - v))[..., None] * b \
+        + (u * v)[..., None] * c + ((1 - u) * v)[..., None] * d
+    col = sample(frame_bgr, pts.reshape(-1, 2)).astype(np.float32) @ _TO_YCC.T
+    light = col[col[:, 0] >= np.percentile(col[:, 0], 90)]
+    return np.median(light, axis=0)
+
+
+def _plain_band(frame_bgr: np.ndarray, q: np.ndarray, k: int, d: float, paper=None) -> bool:
+    """Whether the band between side ``k`` of outline ``q`` and the same side moved out
+    by ``d`` is plain (a card's margin: its colour varies along the side less than the
+    table's beyond it does), of the colour of the card's ``paper`` (when given), and at
+    least as light as what lies beyond (not a shadow)."""
+    inner = clockwise(q[None])
+    base, normal, _ = _side_samples(inner, 32, 0.15, 0.85)
+    base, normal = base[0, k], normal[0, k]
+    # Keep 1.5 px off both edges of the band (blur spreads each edge over a pixel or two).
+    offsets = np.linspace(1.5, d - 1.5, 3) if d >= 4 else np.array([d / 2])
+    band = np.stack([sample(frame_bgr, base + normal * o) for o in offsets]).astype(np.float32) @ _TO_YCC.T
+    beyond = np.stack([sample(frame_bgr, base + normal * (d + o)) for o in (3.0, 5.0, 7.0)]).astype(np.float32) \
+        @ _TO_YCC.T
+    spread_in = float(np.median(np.sqrt(band.var(axis=1).sum(-1))))
+    spread_out = float(np.median(np.sqrt(beyond.var(axis=1).sum(-1))))
+    plain = spread_in <= max(GAP_TEXTURE, GAP_RATIO * spread_out)
+    # The margin is not the table: their colours differ (a plank's grain line with the same
+    # wood on both sides is no card's edge).
+    apart = float(np.linalg.norm(np.median(band.reshape(-1, 3), axis=0) - np.median(beyond.reshape(-1, 3), axis=0)))
+    mine = paper is None or float(np.linalg.norm(np.median(band.reshape(-1, 3), axis=0) - paper)) <= PAPER_CLOSE
+    return plain and mine and apart >= GAP_STEP \
+        and float(np.median(band[..., 0])) >= float(np.median(beyond[..., 0])) - 10.0
+
+
+REGION_SIGMA = 2.0
+"""Reach (work px, Gaussian sigma) of the local colour and texture the region finder compares."""
+REGION_LEVELS = (3.0, 4.5, 6.5, 9.0)
+"""Distances from the photo's dominant surface (robust z-scores) at which regions are cut."""
+REGION_GROWTH = (1.0, 1.04, 1.08, 1.12, 1.16)
+"""Scales at which a region's quadrilateral is tried (its rim lies a little inside the card)."""
+
+
+def _surface_distance(frame_bgr: np.ndarray, scale: float) -> tuple:
+    """How unlike the photo's dominant surface each work pixel is: local colour (CIELAB,
+    blurred) and local texture (the spread of lightness), each as a robust z-score
+    against the whole photo (its median and spread: the table is most of a photo); and
+    how smooth each pixel is against the surface (its local spread over the photo's median)."""
+    h, w = frame_bgr.shape[:2]
+    work = frame_bgr if scale == 1.0 else cv2.resize(
+        frame_bgr, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab).astype(np.float32)
+    mean = cv2.GaussianBlur(lab, (0, 0), REGION_SIGMA)
+    sq = cv2.GaussianBlur(lab[:, :, 0] * lab[:, :, 0], (0, 0), REGION_SIGMA)
+    spread = np.sqrt(np.maximum(sq - mean[:, :, 0] ** 2, 0.0))
+    feats = np.dstack([mean, spread])
+    sub = feats[::4, ::4].reshape(-1, 4)
+    med = np.median(sub, axis=0)
+    mad = np.median(np.abs(sub - med), axis=0) * 1.4826
+    mad = np.maximum(mad, np.array([2.0, 1.5, 1.5, 1.0], np.float32))
+    l1 = cv2.GaussianBlur(lab[:, :, 0], (0, 0), 1.0)
+    fine = np.sqrt(np.maximum(cv2.GaussianBlur(lab[:, :, 0] ** 2, (0, 0), 1.0) - l1 ** 2, 0.0))
+    smooth = fine / max(float(np.median(fine[::4, ::4])), 1e-3)
+    return np.sqrt((((feats - med) / mad) ** 2).sum(axis=2)), smooth
+
+
+SMOOTH_LEVELS = (0.25, 0.4)
+"""On a busy surface, a card's paper is smoother than nearly all of it: regions whose fine
+spread of lightness is below these fractions of the photo's median are looked at too."""
+
+
+def mask_quads(masks, kernel, min_area: float, scale: float, boxes: bool = False, rects: bool = False) -> list:
+    """Four-cornered outlines (frame coordinates: a mask's over ``scale``) of the solid
+    shapes of each mask: closed, holes filled, thin bits opened away; shapes smaller than
+    ``min_area`` or touching the mask's edge are left out. ``boxes``: a shape whose hull
+    is no quadrilateral (a card with a bump of the table's beside a corner) gives its
+    least rectangle; ``rects``: every shape gives its least rectangle."""
+    rough = []
+    for m in masks:
+        eh, ew = m.shape
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        m[:] = 0
+        cv2.drawContours(m, cs, -1, 1, -1)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        for c in cs:
+            cx, cy, cw, ch = cv2.boundingRect(c)
+            if cw * ch < min_area or cx <= 0 or cy <= 0 or cx + cw >= ew or cy + ch >= eh:
+                continue
+            q = None if rects else _hull_quad(cv2.convexHull(c), c)
+            if q is None and (boxes or rects):
+                q = cv2.boxPoints(cv2.minAreaRect(c)).astype(np.float32)
+            if q is not None:
+                rough.append(q / scale)
+    return rough
+
+
+def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=None, slant=0.0) -> list:
+    """Outlines of card-sized regions unlike the photo's dominant surface (see
+    ``_surface_distance``), cut at several distances, each checked as any other outline."""
+    dist, smooth = _surface_distance(frame_bgr, scale)
+    eh, ew = dist.shape
+    if mask is not None:
+        dist = dist * (cv2.resize(mask, (ew, eh), interpolation=cv2.INTER_NEAREST) > 0)
+    min_area = (min_long * scale) ** 2 * 0.4
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    k3 = np.ones((3, 3), np.uint8)
+    masks = [(dist > level).astype(np.uint8) for level in REGION_LEVELS]
+    if float(np.median(smooth)) > 0 and mask is None:
+        masks += [cv2.morphologyEx((smooth < level).astype(np.uint8), cv2.MORPH_OPEN, k3) for level in SMOOTH_LEVELS]
+    rough = mask_quads(masks, k, min_area, scale)
+    if not rough:
+        return []
+    quads = clockwise(np.stack(rough).astype(np.float32))
+    ratio, long_side, _ = quad_shape(quads)
+    quads = quads[(ratio > 0.45) & (long_side >= min_long) & (long_side <= max_long * 1.1)]
+    if len(quads) == 0:
+        return []
+    quads = quads[_suppress(quads, -quad_shape(quads)[1])]
+    # A region's rim lies a little inside the card (its local measures blur the card's
+    # edge into the table's): it is also tried a little larger, each side refined to the
+    # step nearby.
+    centre = quads.mean(axis=1, keepdims=True)
+    quads = np.concatenate([centre + (quads - centre) * f for f in REGION_GROWTH])
+    return _verify(frame_bgr, quads, aspect, min_long, reach=float(np.clip(2.0 / scale, 3, 8)), max_long=max_long,
+                   free=PHOTO_CARD, slant=slant)
