@@ -4,7 +4,7 @@
 >>> frame = np.full((200, 200, 3), 200, np.uint8)
 >>> views = upright_views(frame, np.array([[50, 20], [120, 20], [120, 120], [50, 120]], np.float32), 0.7)
 >>> [v.shape for v in views]
-[(120, 84, 3), (120, 84, 3)]
+[(160, 112, 3), (160, 112, 3)]
 """
 from __future__ import annotations
 
