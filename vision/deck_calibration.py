@@ -610,7 +610,10 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             hints = dict(size=_size_hint(other_sizes, frame) if hinted else None,
                          aspect=_aspect_hint(others) if hinted else None, lit=lit)
             outlines = _outlines_alone(frame, table, **hints)
-            differs = not outlines and not _nothing_differs(table, frame)
+            # Anything at all that differs counts here, not only what would keep the
+            # table from being seen empty (``CLEAR_SHARE``): an ace on a table as light as
+            # its paper differs from it only at its pip.
+            differs = not outlines and _differing_share(table, frame) > 0
             if differs:
                 # Something lies there, but no outline was found: a card whose edge is a
                 # faint step against the table (a light rim on white paper) is looked for
@@ -1012,9 +1015,10 @@ def _table_clear(table: TableModel, frame) -> bool:
     return _only_light(table, frame, fg)
 
 
-def _nothing_differs(table: TableModel, frame) -> bool:
-    """Whether almost nothing in the frame differs from the empty table (``CLEAR_SHARE``)."""
-    return float((table.foreground(frame, update=False) > 0).mean()) < CLEAR_SHARE
+def _differing_share(table: TableModel, frame) -> float:
+    """The share of the frame that differs from the empty table (below ``CLEAR_SHARE``:
+    almost nothing)."""
+    return float((table.foreground(frame, update=False) > 0).mean())
 
 
 def _only_light(table: TableModel, frame, fg) -> bool:
