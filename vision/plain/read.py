@@ -364,6 +364,12 @@ def _laid_on(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     return b, covered.astype(bool), cut
 
 
+def cut_apart(sharp_a: np.ndarray, sharp_b: np.ndarray) -> bool:
+    """Whether one of two faces of the same print was cut off the card's outline: laid
+    on each other they slip by ``SIGN_CUT`` or more (see :func:`laid_on`)."""
+    return _laid_on(sharp_a, sharp_b)[2]
+
+
 def laid_slip(sharp_a: np.ndarray, sharp_b: np.ndarray) -> np.ndarray:
     """Template ``b`` laid on ``a`` by their affine fit when it is a calibration's slip
     (``MAX_LAY_CHANGE``, ``MAX_SLIP``), else ``b`` as it is."""
@@ -462,6 +468,14 @@ def _places_of(sharp_a, sharp_b, d, mask, m, rank=False) -> list:
                 ys, xs = np.nonzero(sub)
                 boxes.append((max(yy + ys.min() - PLACE_PAD, 0) + m, min(yy + ys.max() + 1 + PLACE_PAD, hh) + m,
                               max(xx + xs.min() - PLACE_PAD, 0) + m, min(xx + xs.max() + 1 + PLACE_PAD, ww) + m))
+    return _weighed(sharp_a, sharp_b, boxes, d, m, rank)[:MAX_PLACES]
+
+
+def _weighed(sharp_a, sharp_b, boxes, d=None, m: int = 0, rank: bool = False) -> list:
+    """The places of ``boxes`` (y0, y1, x0, x1) on ``sharp_a`` with their weights where
+    ``sharp_b`` (laid on it) differs, as :func:`places` gives them: most weight first, or
+    with ``rank`` most of ``d`` (the compared part's map, inset by ``m``) first; without
+    ``d`` in the order given. Boxes where the two do not differ are left out."""
     out = []
     for (y0, y1, x0, x1) in boxes:
         ta = sharp_a[y0:y1, x0:x1]
@@ -475,10 +489,17 @@ def _places_of(sharp_a, sharp_b, d, mask, m, rank=False) -> list:
         weights = np.where(weights > 0.25, weights, 0.0).astype(np.float32)
         total = float(weights.sum())
         if total > 0:
-            key = float(d[y0 - m:y1 - m, x0 - m:x1 - m].sum()) if rank else total
+            key = (float(d[y0 - m:y1 - m, x0 - m:x1 - m].sum()) if rank else total) if d is not None else -len(out)
             out.append((key, (y0, y1, x0, x1, weights, total)))
     out.sort(key=lambda b: -b[0])
-    return [b for _, b in out[:MAX_PLACES]]
+    return [b for _, b in out]
+
+
+def places_at(sharp_a: np.ndarray, sharp_b_laid: np.ndarray, boxes) -> list:
+    """The places of the boxes (y0, y1, x0, x1) as :func:`sign_places` gives them, for
+    ``sharp_a`` against ``sharp_b_laid`` (laid on it), in the order given: to compare two
+    faces at places found from the other side."""
+    return _weighed(sharp_a, sharp_b_laid, boxes)
 
 
 MIN_EVIDENCE = 60.0
