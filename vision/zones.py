@@ -222,19 +222,11 @@ def aruco_dictionary():
 
 
 MAT_GROUNDS = ("grey", "white")
-"""How the mat is printed. ``grey`` (the default): the whole mat but a rim at the paper's
-edge (``PAPER_RIM``, which most printers leave white anyway) and the markers' quiet zones
-(``QUIET``) is a mid-grey tint, so that a white card, or a card whose edge is a light
-rim, has a strong step all round against it wherever it lies, also where it overhangs
-the zones; the lines and labels are darker grey on it. ``white``: the older mat, all
-white paper with grey lines (cards with a light rim have only a faint edge on it)."""
-
-PAPER_RIM = 4.0
-"""White rim (mm) left at the paper's edge: most printers cannot print there."""
-QUIET = 0.12
-"""White paper left round each marker (a share of its side: about two thirds of one of
-its cells): its quiet zone, so that its black border stands out however the camera
-exposes the grey."""
+"""How the mat's card area is printed. ``grey`` (the default): the area where cards lie
+(every zone and the gaps between them) is a mid-grey tint, so that a white card, or a
+card whose edge is a light rim, has a strong step all round against it; the lines and
+labels are darker grey on it. ``white``: the older mat, all white paper with grey lines
+(cards with a light rim have only a faint edge on it)."""
 
 GROUND_GREY = 150
 """The tint of the grey ground (0 black, 255 white): about half way between a card's
@@ -243,7 +235,7 @@ any printer prints."""
 
 
 def card_area(layout: "MatLayout") -> tuple:
-    """The rectangle (mm) that holds every zone (the grey ground covers it and more)."""
+    """The rectangle (mm) that holds every zone: where the grey ground is printed."""
     rects = np.array(list(layout.zones.values()), np.float64)
     return (float(rects[:, 0].min()), float(rects[:, 1].min()),
             float(rects[:, 2].max()), float(rects[:, 3].max()))
@@ -251,8 +243,8 @@ def card_area(layout: "MatLayout") -> tuple:
 
 def render_mat(layout: Optional[MatLayout] = None, px_per_mm: float = 4.0,
                labels: bool = True, ground: str = "grey"):
-    """The mat as a greyscale PIL image at ``px_per_mm``: paper printed with ``ground``
-    (see MAT_GROUNDS), black markers on white, zone outlines and labels.
+    """The mat as a greyscale PIL image at ``px_per_mm``: white paper, black markers,
+    the card area printed with ``ground`` (see MAT_GROUNDS), zone outlines and labels.
 
     >>> img = render_mat(px_per_mm=1.0)
     >>> img.getpixel((210, 148)) == GROUND_GREY, img.getpixel((2, 148))
@@ -271,11 +263,7 @@ def render_mat(layout: Optional[MatLayout] = None, px_per_mm: float = 4.0,
     # and stay fainter than a card's edge against the ground.
     line_grey, label_grey = (150, 150) if ground == "white" else (95, 70)
     if ground == "grey":
-        rim = PAPER_RIM * px_per_mm
-        draw.rectangle([round(rim), round(rim), round(w - 1 - rim), round(h - 1 - rim)], fill=GROUND_GREY)
-        for x, y, side in layout.markers.values():
-            q = QUIET * side
-            draw.rectangle([round(v * px_per_mm) for v in (x - q, y - q, x + side + q, y + side + q)], fill=255)
+        draw.rectangle([round(v * px_per_mm) for v in card_area(layout)], fill=GROUND_GREY)
     dictionary = aruco_dictionary()
     for marker_id, (x, y, side) in layout.markers.items():
         n = round(side * px_per_mm)
