@@ -30,7 +30,7 @@ from vision.plain.background import COARSE, TableModel
 from vision.plain.change import CHANGE_LEVEL
 from vision.plain.find import on_plain
 from vision.plain.outline import _inside_convex
-from vision.plain.calibration import (CalibrationError, NoCardFound, check_shapes, cut_quad, deck_rim,
+from vision.plain.calibration import (CalibrationError, NoCardFound, askew_cuts, check_shapes, cut_quad, deck_rim,
                                       frame_stretch, inner_cuts, lone_card, long_side_angle, miscut_faces,
                                       recut_faces, rim_misfit, rim_trims, stretched,
                                       unlike_the_table_at)
@@ -766,6 +766,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         # So is a face cut inside the card, lacking the deck's rim (calibration.inner_cuts):
         # live frames are not kept whole, so it is not cut again from them as from a photo.
         again += [c for c in inner_cuts(faces, aspect) if retaken.get(c, 0) < CHECK_RETAKES and c not in again]
+        # So is a face cut askew, a wedge of the table along a side (calibration.askew_cuts).
+        again += [c for c in askew_cuts(faces) if retaken.get(c, 0) < CHECK_RETAKES and c not in again]
         # A face not of the deck's shape and size (still so after ``RETAKES``, or taken
         # again above and cut wrongly this time) is taken again too: it was cut at another
         # outline than the card's, and is set aside if still so (below).

@@ -180,3 +180,28 @@ def test_a_face_askew_across_the_card_fits_the_deck_rim_worse_than_one_cut_at_it
     rim = deck_rim(faces, aspect)
     assert rim_misfit(well, rim) < 0.5 * rim_misfit(askew, rim)
     assert rim_misfit(well, rim) < 0.5 * rim_misfit(inside, rim)
+
+
+@pytest.mark.skipif(not art.art_available(), reason="KDE card art not installed")
+def test_a_face_cut_askew_is_named_and_a_face_with_an_even_border_is_not():
+    # A live pass took an ace from an outline one of whose corners lay out on the grey mat:
+    # a wedge of the mat along its left side, a tenth of the width at the top, nothing at
+    # the bottom. A face cut at the card's edge, or with a strip of even width along a
+    # side (rim_trims' case), is not askew.
+    from vision.plain.calibration import askew_cuts
+    face = art.card_image("tigullio-international", "AS", height=H)
+    alpha = face[:, :, 3:4].astype(np.float32) / 255
+    card = (face[:, :, :3] * alpha + np.float32(TABLE) * (1 - alpha)).astype(np.uint8)
+    h, w = card.shape[:2]
+    grey = (150, 150, 150)
+    wedge, strip = card.copy(), card.copy()
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
+                                    np.float32([[0.1 * w, 0], [w, 0], [w, h], [0, h]]))
+    wedge = cv2.warpPerspective(card, m, (w, h), borderMode=cv2.BORDER_CONSTANT, borderValue=grey)
+    strip[:, :int(0.06 * w)] = grey
+    assert list(askew_cuts({"AS": wedge})) == ["AS"] and "left" in askew_cuts({"AS": wedge})["AS"]
+    assert askew_cuts({"AS": card, "AS2": strip}) == {}
+    # Nor are the well-cut faces of whole decks.
+    for design in ("standard", "oxygen", "dondorf"):
+        faces = {str(c): art.card_image(design, c, height=H)[:, :, :3] for c in DECK}
+        assert askew_cuts(faces) == {}, design
