@@ -44,7 +44,8 @@ symbola and noto-symbols: cards near the frame's corners squeezed by the validat
 camera's wide lens; touati-standard: a 10♥ named 10♦ by a deck calibrated from photos, its
 10♥ cut from a wrong outline; tigullio-international: cards refused on the A4 mat, its A♠
 face cut by a live pass with a wedge of the mat along one side, widest at a corner, which
-the rim's check does not see). Design group ``studied``."""
+the rim's check did not see: now asked for again, ``calibration.askew_cuts``). Design group
+``studied``."""
 TUNING_FOUR_COLOUR = tuple(f"{d}+4color" for d in TUNING_DESIGNS)
 """The tuning designs recoloured as four-colour decks print them (``vision.art.four_colour``:
 diamonds blue, clubs green): tuning data for decks whose suits are not red and black."""
