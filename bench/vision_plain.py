@@ -127,7 +127,7 @@ def _sighting(s) -> dict:
     card = get("card")
     return {"card": Card(card) if card is not None else None,
             "centre": tuple(corners.mean(axis=0)) if len(corners) else (-1.0, -1.0),
-            "reason": get("reason")}
+            "reason": get("reason"), "corners": corners if len(corners) == 4 else None}
 
 
 # ---------------------------------------------------------------- scoring
@@ -163,12 +163,15 @@ def score_frame(sightings, truth, size) -> dict:
     were named, rightly), ``reasons`` (a Counter of refusals), ``wrong_cards``."""
     out = {"in_view": 0, "correct": 0, "refused": 0, "wrong": 0, "covered": 0,
            "covered_named": 0, "reasons": collections.Counter(), "wrong_cards": []}
+    own = {k: i for k, s in enumerate(sightings) if (i := _outline_of(s, truth)) is not None}
     used = set()
-    for t in truth:
+    for i, t in enumerate(truth):
         poly = np.asarray(t["corners"], np.float32)
-        on = [k for k, s in enumerate(sightings)
-              if cv2.pointPolygonTest(poly, tuple(map(float, s["centre"])), False) >= 0]
-        # A sighting over two cards (overlap) is judged by the top card under its centre.
+        # A sighting whose corners are a card's is judged by that card (a card partly
+        # under another, found by its own outline, whose centre the other covers); any
+        # other by the top card under its centre (``truth`` is given top card first).
+        on = [k for k, s in enumerate(sightings) if own.get(k) == i or (
+            k not in own and cv2.pointPolygonTest(poly, tuple(map(float, s["centre"])), False) >= 0)]
         on = [k for k in on if k not in used]
         named = [sightings[k]["card"] for k in on if sightings[k]["card"] is not None]
         used.update(on)
@@ -192,6 +195,34 @@ def score_frame(sightings, truth, size) -> dict:
     out["wrong"] += len(extra)
     out["wrong_cards"] += [f"{s['card']} where no card lies" for s in extra]
     return out
+
+
+OWN_OUTLINE = 0.1
+"""A sighting whose corners lie within this share of a card's long side of that card's
+corners is that card's sighting, wherever its centre lies."""
+
+
+def _outline_of(sighting, truth) -> Optional[int]:
+    """The index of the card in ``truth`` whose outline the sighting's corners are (see
+    ``OWN_OUTLINE``), or None."""
+    corners = sighting.get("corners")
+    if corners is None:
+        return None
+    best, found = np.inf, None
+    for i, t in enumerate(truth):
+        q = np.asarray(t["corners"], float)
+        long_side = max(np.hypot(*(q[j] - q[(j + 1) % 4])) for j in range(4))
+        err = corner_error(corners, q)
+        if err <= OWN_OUTLINE * long_side and err < best:
+            best, found = err, i
+    return found
+
+
+def corner_error(found, truth) -> float:
+    """Largest distance (px) between a found outline's corners and the true ones, in the
+    cyclic order (either way round) that fits best."""
+    f, t = np.asarray(found, float), np.asarray(truth, float)
+    return min(float(np.hypot(*(np.roll(g, k, axis=0) - t).T).max()) for g in (f, f[::-1]) for k in range(4))
 
 
 def _ordered_truth(truth):

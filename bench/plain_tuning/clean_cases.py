@@ -34,7 +34,7 @@ import numpy as np
 
 from bench import vision_sets as vs
 from bench.plain_tuning import textures
-from bench.vision_plain import CLEAN_KINDS, in_full_view, plan
+from bench.vision_plain import CLEAN_KINDS, corner_error, in_full_view, plan
 from engine.cards import DECK
 
 EMPTY_FRAMES = 10
@@ -113,17 +113,6 @@ def collect(out: Path, groups, sessions: int, frames: int, seed: int, kinds=("pl
         print(f"{folder.name}: {s.design} {s.surface} {s.size[0]}x{s.size[1]} {s.card_px():.0f}px "
               f"calibration {'ok' if deck is not None else 'FAILED: ' + str(cal['error'])[:80]} "
               f"({cal['cards_taken']} taken, {cal['frames']} frames)", flush=True)
-
-
-def corner_error(found, truth) -> float:
-    """Largest distance (px) between a found outline's corners and the true ones, in the
-    cyclic order (either way round) that fits best."""
-    f, t = np.asarray(found, float), np.asarray(truth, float)
-    best = np.inf
-    for g in (f, f[::-1]):
-        for k in range(4):
-            best = min(best, float(np.hypot(*(np.roll(g, k, axis=0) - t).T).max()))
-    return best
 
 
 def add_frames(out: Path, groups, sessions: int, frames: int, seed: int, kinds, camera=None,

@@ -236,3 +236,25 @@ def test_a_failed_pass_counts_the_cards_it_took_not_its_requests():
     said += ["show the nine of clubs (9C) alone, face up", "show the nine of spades (9S) again, alone, face up",
              "show the jack of hearts (JH) alone, face up"]
     assert vp.taken_before_failing(None, said) == 2
+
+
+def test_a_card_read_by_its_own_outline_is_judged_as_that_card_though_another_lies_on_its_centre():
+    # A trick being gathered: the 9♦ lies on the 10♠ over the 10♠'s middle. The reader
+    # found the 10♠ by its own outline and named it; judged by the top card under the
+    # sighting's centre, it counted as a 10♠ named for the 9♦. A sighting with a card's
+    # corners is that card's; one named otherwise on those corners is still wrong.
+    ten = [[100, 100], [200, 100], [200, 240], [100, 240]]
+    nine = [[120, 150], [220, 150], [220, 290], [120, 290]]
+    truth = [_truth("9D", nine, visible=1.0), _truth("10S", ten, visible=0.6)]     # top card first
+
+    def on(card, corners):
+        q = np.asarray(corners, float)
+        return {"card": Card(card), "centre": tuple(q.mean(axis=0)), "reason": None, "corners": q + 2}
+
+    out = vp.score_frame([on("10S", ten), on("9D", nine)], truth, (640, 480))
+    assert out["wrong"] == 0 and out["correct"] == 1 and out["covered_named"] == 1
+    out = vp.score_frame([on("9H", ten), on("9D", nine)], truth, (640, 480))
+    assert out["wrong_cards"] == ["9H for 10S"]
+    # Without corners (or corners of no card), the top card under the centre judges.
+    out = vp.score_frame([{"card": Card("10S"), "centre": (150, 170), "reason": None}], truth, (640, 480))
+    assert out["wrong_cards"] == ["10S for 9D"]
