@@ -284,8 +284,18 @@ def _generated_deck(name: str, long_side: int, blur: float, tmp_path, monkeypatc
     """A generated tuning design's faces and its deck calibrated from them seen
     ``long_side`` px long and softened by ``blur`` (a camera's lens and scaling)."""
     from bench.plain_tuning.scenes import seen_deck
+    cv2.setNumThreads(1)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     return seen_deck(name, long_side, blur)
+
+
+def _each_read_right(faces: dict, deck, cards, long_side: float) -> None:
+    """Each of ``cards`` laid at three angles, seen ``long_side`` px long, is named rightly."""
+    for k, angle in enumerate((8, 97, 190)):
+        for card in cards:
+            frame, corners = laid_face(faces[card], long_side, angle, seed=k)
+            r = decide.read_views(upright_views(frame, corners, deck.aspect), deck, card_px=long_side)
+            assert r.card == Card(card), (card, angle, r.reason)
 
 
 @pytest.mark.skipif(not shutil.which("rsvg-convert"), reason="rsvg-convert (librsvg2-bin) not installed")
@@ -300,11 +310,7 @@ def test_aces_whose_large_signs_are_alike_in_outline_are_told_apart(monkeypatch,
     faces, deck = _generated_deck("gen-3", long_side, 0.6, tmp_path, monkeypatch)
     a, b = deck.index("AH"), deck.index("AD")
     assert deck.sign_places(a, b)[1] and deck.sign_places(b, a)[1]
-    for k, angle in enumerate((8, 97, 190)):
-        for card in ("AH", "AD"):
-            frame, corners = laid_face(faces[card], long_side, angle, seed=k)
-            r = decide.read_views(upright_views(frame, corners, deck.aspect), deck, card_px=long_side)
-            assert r.card == Card(card), (card, angle, r.reason)
+    _each_read_right(faces, deck, ("AH", "AD"), long_side)
 
 
 
@@ -323,11 +329,7 @@ def test_twins_whose_signs_are_small_are_told_apart_at_their_pips(monkeypatch, t
         b_laid, covered = read.laid_on(ta, deck.templates[b].face.sharp)
         assert float((read.shape_difference(ta, b_laid) * covered).max()) < read.SIGN_FLOOR
         assert len(deck.sign_places(a, b)[1]) >= read.SMALL_SIGN_COUNT
-    for k, angle in enumerate((8, 97, 190)):
-        for card in ("9S", "9C", "10S", "10C"):
-            frame, corners = laid_face(faces[card], long_side, angle, seed=k)
-            r = decide.read_views(upright_views(frame, corners, deck.aspect), deck, card_px=long_side)
-            assert r.card == Card(card), (card, angle, r.reason)
+    _each_read_right(faces, deck, ("9S", "9C", "10S", "10C"), long_side)
 
 
 def test_one_faint_difference_between_twins_is_not_their_sign():
@@ -451,19 +453,12 @@ def test_a_twins_moved_slips_stay_within_the_view(monkeypatch):
 
 @pytest.mark.skipif(not shutil.which("rsvg-convert"), reason="rsvg-convert (librsvg2-bin) not installed")
 def test_twins_whose_small_signs_are_found_from_one_face_only_are_compared_there(monkeypatch, tmp_path):
-    # Small signs lie near their floor (read.SMALL_SIGN_FLOOR): a generated tuning
-    # design's nine of hearts and nine of diamonds, seen 110 px long and softened, had
-    # four sign places from the hearts' face and none from the diamonds'. Every sign look
-    # is seen from both faces, so the diamonds' side said 0 and both nines were refused
-    # ("not clearly told from 9D (margin -0.00)"). The face with none compares at the
-    # other's places.
-    cv2.setNumThreads(1)
-    long_side = 110
-    faces, deck = _generated_deck("gen-14", long_side, 1.2, tmp_path, monkeypatch)
-    a, b = deck.index("9H"), deck.index("9D")
-    assert len(deck.sign_places(a, b)[1]) == len(deck.sign_places(b, a)[1]) >= read.SMALL_SIGN_COUNT
-    for k, angle in enumerate((8, 97, 190)):
-        for card in ("9H", "9D"):
-            frame, corners = laid_face(faces[card], long_side, angle, seed=k)
-            r = decide.read_views(upright_views(frame, corners, deck.aspect), deck, card_px=long_side)
-            assert r.card == Card(card), (card, angle, r.reason)
+    # A generated tuning design's 9♥ and 9♦, seen 110 px long and softened: four sign
+    # places from the hearts' face, none from the diamonds' (small signs lie near their
+    # floor). The diamonds' side of every sign look said 0, and both nines were refused
+    # ("margin -0.00"); the face with none now compares at the other's places.
+    faces, deck = _generated_deck("gen-14", 110, 1.2, tmp_path, monkeypatch)
+    nines = [deck.index(c) for c in ("9H", "9D")]
+    places = [deck.sign_places(*nines)[1], deck.sign_places(*nines[::-1])[1]]
+    assert len(places[0]) == len(places[1]) >= read.SMALL_SIGN_COUNT
+    _each_read_right(faces, deck, ("9H", "9D"), 110)
