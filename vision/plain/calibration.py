@@ -661,13 +661,15 @@ ASKEW_DEPTH = 0.15
 """How far into the face (share of its width) the step is looked for."""
 ASKEW_STEP = 20.0
 """Least step (grey levels, across two pixels) taken for an edge there."""
+ASKEW_REACH = 0.04
+"""Least width of the wedge (share of the face's width) at its wide end."""
 
 
 def askew_cuts(faces: dict) -> dict:
     """The faces cut askew, with a wedge of the table along a side: ``{card: {side:
     change}}``, where along that side the strongest step near it (the table's edge against
     the card's) lies on a straight line whose distance from the side changes by
-    ``ASKEW_CHANGE`` of the width or more and reaches 0.04 of the width at one end. A
+    ``ASKEW_CHANGE`` of the width or more and reaches ``ASKEW_REACH`` of the width at one end. A
     deck's own border or frame lies at the same inset all along a side.
 
     >>> face = np.full((200, 130, 3), 235, np.uint8)
@@ -698,7 +700,7 @@ def askew_cuts(faces: dict) -> dict:
             slope, start = np.polyfit(t, v, 1)
             change = abs(slope) * 0.8
             straight = float(np.median(np.abs(v - (start + slope * t)))) <= 0.012
-            if change >= ASKEW_CHANGE and straight and max(start + 0.1 * slope, start + 0.9 * slope) >= 0.04:
+            if change >= ASKEW_CHANGE and straight and max(start + 0.1 * slope, start + 0.9 * slope) >= ASKEW_REACH:
                 out.setdefault(card, {})[side] = round(float(change), 3)
     return out
 

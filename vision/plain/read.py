@@ -468,18 +468,21 @@ def _places_of(sharp_a, sharp_b, d, mask, m, rank=False) -> list:
                 ys, xs = np.nonzero(sub)
                 boxes.append((max(yy + ys.min() - PLACE_PAD, 0) + m, min(yy + ys.max() + 1 + PLACE_PAD, hh) + m,
                               max(xx + xs.min() - PLACE_PAD, 0) + m, min(xx + xs.max() + 1 + PLACE_PAD, ww) + m))
-    return _weighed(sharp_a, sharp_b, boxes, d, m, rank)[:MAX_PLACES]
+    found = places_at(sharp_a, sharp_b, boxes)
+    if rank:
+        return sorted(found, key=lambda p: -float(d[p[0] - m:p[1] - m, p[2] - m:p[3] - m].sum()))[:MAX_PLACES]
+    return sorted(found, key=lambda p: -p[5])[:MAX_PLACES]
 
 
-def _weighed(sharp_a, sharp_b, boxes, d=None, m: int = 0, rank: bool = False) -> list:
-    """The places of ``boxes`` (y0, y1, x0, x1) on ``sharp_a`` with their weights where
-    ``sharp_b`` (laid on it) differs, as :func:`places` gives them: most weight first, or
-    with ``rank`` most of ``d`` (the compared part's map, inset by ``m``) first; without
-    ``d`` in the order given. Boxes where the two do not differ are left out."""
+def places_at(sharp_a: np.ndarray, sharp_b_laid: np.ndarray, boxes) -> list:
+    """The places of ``boxes`` (y0, y1, x0, x1) on ``sharp_a``, each with its weights where
+    ``sharp_b_laid`` (laid on it) differs, in the order given, as :func:`sign_places` gives
+    them; boxes where the two do not differ are left out. (Also to compare two faces at
+    places found from the other side.)"""
     out = []
     for (y0, y1, x0, x1) in boxes:
         ta = sharp_a[y0:y1, x0:x1]
-        rb = sharp_b[max(y0 - PLACE_SHIFT, 0):y1 + PLACE_SHIFT, max(x0 - PLACE_SHIFT, 0):x1 + PLACE_SHIFT]
+        rb = sharp_b_laid[max(y0 - PLACE_SHIFT, 0):y1 + PLACE_SHIFT, max(x0 - PLACE_SHIFT, 0):x1 + PLACE_SHIFT]
         if rb.shape[0] < ta.shape[0] or rb.shape[1] < ta.shape[1] or ta.std() < 1e-3:
             continue
         r = cv2.matchTemplate(rb, ta, cv2.TM_CCOEFF_NORMED)
@@ -489,17 +492,8 @@ def _weighed(sharp_a, sharp_b, boxes, d=None, m: int = 0, rank: bool = False) ->
         weights = np.where(weights > 0.25, weights, 0.0).astype(np.float32)
         total = float(weights.sum())
         if total > 0:
-            key = (float(d[y0 - m:y1 - m, x0 - m:x1 - m].sum()) if rank else total) if d is not None else -len(out)
-            out.append((key, (y0, y1, x0, x1, weights, total)))
-    out.sort(key=lambda b: -b[0])
-    return [b for _, b in out]
-
-
-def places_at(sharp_a: np.ndarray, sharp_b_laid: np.ndarray, boxes) -> list:
-    """The places of the boxes (y0, y1, x0, x1) as :func:`sign_places` gives them, for
-    ``sharp_a`` against ``sharp_b_laid`` (laid on it), in the order given: to compare two
-    faces at places found from the other side."""
-    return _weighed(sharp_a, sharp_b_laid, boxes)
+            out.append((y0, y1, x0, x1, weights, total))
+    return out
 
 
 MIN_EVIDENCE = 60.0
