@@ -224,11 +224,23 @@ CAMERAS["tuning-slant-small"] = replace(CAMERAS["tuning-slant"], name="tuning-sl
 # tuning finding and calibrating from cards that fill much of a photo. A tuning profile.
 CAMERAS["tuning-slant-large"] = replace(CAMERAS["tuning-slant"], name="tuning-slant-large",
                                         card_px={1280: (240, 300)})
+# A poorer phone at a slant, for tuning the photo mode: as tuning-hard is to the tuning
+# camera, its own wider ranges: steeper slants, cards from 85 to 280 px, more motion blur,
+# defocus and sharpening, warmer and colder lamps. A tuning profile.
+CAMERAS["tuning-slant-hard"] = CameraProfile(
+    "tuning-slant-hard",
+    card_px={1280: (85, 280)},
+    tilt_deg=(6.0, 34.0), k1=(-0.05, 0.0), vignette=(0.0, 0.35), wb_error=(0.0, 0.1),
+    lamps=(2900, 3500, 4600, 6000, 7000), exposure_ev=(-0.5, 0.5), washout=(0.0, 0.2),
+    read_noise=(1.0, 3.5), shot_noise=(3.0, 9.0), blur=(0.0, 1.0), defocus=(0.0, 1.2),
+    motion_blur=(0.0, 3.5), jpeg=(75, 95), sharpen=(0.2, 1.3), light=(0.0, 0.45),
+    glare=(0.0, 0.0), glare_share=0.0, wb_adapt=(0.65, 1.0), hfov_deg=(60.0, 77.0),
+    awb_scene=(0.05, 0.55), auto_exposure=(0.13, 0.23))
 """Camera profiles by name: ``tuning``, ``validation``, and for the photo mode ``webcam``
 (960×540 above the table) and ``phone`` (1280×960, held at a slant); ``tuning-slant``
 is a tuning profile of a phone held at a slant (1280×960), ``tuning-slant-small`` the
-same phone held higher (small cards), ``tuning-slant-large`` held low (large cards),
-``tuning-hard`` a poorer tuning camera above the
+same phone held higher (small cards), ``tuning-slant-large`` held low (large cards), ``tuning-slant-hard`` a poorer
+phone at steeper slants, ``tuning-hard`` a poorer tuning camera above the
 table."""
 
 SPLITS = ("tuning", "validation")

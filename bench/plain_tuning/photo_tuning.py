@@ -10,7 +10,8 @@ with the tuning camera profile, calibrated with `calibrate deck --from-dir` and 
 ``--camera`` names a tuning camera profile (bench.vision_sets.CAMERAS): ``tuning`` (the
 default, 960x540), ``tuning-slant`` (a phone held at a slant, 1280x960) or
 ``tuning-slant-small`` (the same phone held higher: cards of 80-115 px) or
-``tuning-slant-large`` (held low: cards of 240-300 px).
+``tuning-slant-large`` (held low: cards of 240-300 px) or ``tuning-slant-hard`` (a poorer
+phone at steeper slants: cards of 85-280 px).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from bench.plain_tuning import textures
 from bench.vision_photo import run_table, said_lines
 
 CAMERA_SIZES = {"tuning": (960, 540), "tuning-slant": (1280, 960), "tuning-slant-small": (1280, 960),
-                "tuning-slant-large": (1280, 960)}
+                "tuning-slant-large": (1280, 960), "tuning-slant-hard": (1280, 960)}
 """The tuning camera profiles this tool takes and their frame sizes."""
 SURFACES = ("wood:oak:matte", "wood:oak:satin", "cloth:green", "felt:navy", "cloth:grey", "wood:oak:gloss")
 
@@ -37,7 +38,7 @@ def tuning_surfaces(text: str) -> tuple:
     """``--surfaces``: surfaces of the tuning split, or the tools' own ``tune:<kind>``,
     separated by commas (a validation surface is refused: it stays unseen while tuning)."""
     known = [n for names in vs.SURFACES["tuning"].values() for n in names] + \
-        [f"tune:{k}" for k in textures.KINDS + textures.PATTERNS]
+        [f"tune:{k}" for k in textures.KINDS + textures.PATTERNS + textures.PILES]
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     bad = [n for n in names if n not in known]
     if bad or not names:
@@ -70,7 +71,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=3, help="below 1000: tuning")
     ap.add_argument("--keep", help="keep the photos and decks here")
     ap.add_argument("--camera", default="tuning", choices=sorted(CAMERA_SIZES),
-                    help="tuning camera profile: tuning (960x540), tuning-slant, tuning-slant-small or tuning-slant-large (1280x960)")
+                    help="tuning camera profile: tuning (960x540), tuning-slant, tuning-slant-small, tuning-slant-large or tuning-slant-hard (1280x960)")
     ap.add_argument("--designs", default="kde", choices=sorted(DESIGNS),
                     help="kde (the KDE tuning designs) or generated (vision.generated_decks)")
     ap.add_argument("--surfaces", type=tuning_surfaces, default=",".join(SURFACES),

@@ -21,6 +21,10 @@ tables; not part of the busy split (whose sessions stay the same)."""
 PRINTS = ("camouflage",)
 """Printed cloths of our own with large blobs of dark colour on a light ground
 (``tune:camouflage``), for tuning the live reader on busy prints; in no group."""
+PILES = ("fleece",)
+"""Long-pile rugs of our own (``tune:fleece``: tufts of fibres lying in a direction that
+wanders over the rug, light tips over deep shade), for tuning photo mode on a pile; in
+no group."""
 GROUPS = {"busy": tuple(f"tune:{k}" for k in KINDS), "patterned": tuple(f"tune:{k}" for k in PATTERNS),
           "white-mat-busy": tuple(f"mat:A4:white:tune:{k}" for k in KINDS),
           "light": ("cloth:linen", "cloth:ivory", "felt:linen", "felt:ivory"),
@@ -92,8 +96,10 @@ def texture(kind: str, shape, ppm: float, rng) -> np.ndarray:
         img = _pattern(kind, shape, ppm, rng)
     elif kind == "camouflage":
         img = _camouflage(shape, ppm, rng)
+    elif kind == "fleece":
+        img = _fleece(shape, ppm, rng)
     else:
-        raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(KINDS + PATTERNS + PRINTS)}")
+        raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(KINDS + PATTERNS + PRINTS + PILES)}")
     return img
 
 
@@ -127,6 +133,33 @@ def _pattern(kind: str, shape, ppm: float, rng) -> np.ndarray:
     return cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.4)
 
 
+def _fleece(shape, ppm: float, rng) -> np.ndarray:
+    """A long-pile rug: strokes of fibre, 4-14 mm long, drawn one by one in a direction
+    that wanders slowly over the rug (tufts lie together), each lighter or darker than
+    the next, over a ground in deep shade between the tufts."""
+    h, w = shape
+    colour = np.array(rng.choice([[200, 205, 210], [150, 170, 190], [110, 120, 150], [80, 90, 95],
+                                  [175, 195, 215]]), np.float32) * np.float32(rng.uniform(0.8, 1.1))
+    img = np.zeros((h, w), np.float32)
+    img[:] = 0.45
+    # The pile's direction: a smooth field of angles, a few tufts across.
+    angle = _blur_noise(rng, (max(2, h // 8), max(2, w // 8)), 15.0 * ppm / 8) * np.float32(1.2) \
+        + np.float32(rng.uniform(0, np.pi))
+    angle = cv2.resize(angle, (w, h), interpolation=cv2.INTER_LINEAR)
+    strokes = int(h * w / (ppm * ppm) * 0.9)
+    xs, ys = rng.uniform(0, w, strokes), rng.uniform(0, h, strokes)
+    lengths = rng.uniform(4.0, 14.0, strokes) * ppm / 2
+    shades = rng.uniform(0.55, 1.25, strokes)
+    thick = max(1, int(round(0.8 * ppm)))
+    for x, y, half, shade in zip(xs, ys, lengths, shades):
+        a = float(angle[int(y), int(x)]) + rng.normal(0, 0.25)
+        dx, dy = half * np.cos(a), half * np.sin(a)
+        cv2.line(img, (int(x - dx), int(y - dy)), (int(x + dx), int(y + dy)), float(shade), thick,
+                 cv2.LINE_AA)
+    img = cv2.GaussianBlur(img, (0, 0), max(0.5, 0.3 * ppm))
+    return colour * img[:, :, None]
+
+
 def _camouflage(shape, ppm: float, rng) -> np.ndarray:
     """A light ground (cream, sand or pale grey) printed with crisp irregular blobs, tens
     of millimetres across, of a dark colour, some of them holding blobs of a second, and
@@ -158,7 +191,7 @@ def registered():
     def parse(spec):
         if isinstance(spec, str) and spec.startswith("tune:"):
             kind = spec.split(":", 1)[1]
-            if kind not in KINDS + PATTERNS + PRINTS:
+            if kind not in KINDS + PATTERNS + PRINTS + PILES:
                 raise ss.SurfaceError(f"unknown tuning texture {spec!r}")
             return "tune", [kind]
         return orig_parse(spec)
