@@ -30,7 +30,7 @@ from vision.plain.background import COARSE, TableModel
 from vision.plain.change import CHANGE_LEVEL
 from vision.plain.find import on_plain
 from vision.plain.outline import _inside_convex
-from vision.plain.calibration import (CalibrationError, NoCardFound, askew_cuts, check_shapes, cut_quad, deck_rim,
+from vision.plain.calibration import (MAX_SIZE_SPREAD, CalibrationError, NoCardFound, StripTaken, askew_cuts, check_shapes, cut_quad, deck_rim,
                                       frame_stretch, inner_cuts, lone_card, long_side_angle, miscut_faces,
                                       recut_faces, rim_misfit, rim_trims, stretched,
                                       unlike_the_table_at)
@@ -167,10 +167,14 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
     folder = Path(folder)
     found, _ = _pictures(folder)
     faces, sizes, corners, bad, no_card = {}, {}, {}, [], []
+    strips = {}         # card: its outline found only with a strip of the table (StripTaken)
     for card, p in found.items():
         # Every photo is looked at, so that one message names all those to take again.
         try:
             faces[card], sizes[card], corners[card] = _face_and_size(_read_picture(p), p.name, with_corners=True)
+        except StripTaken as exc:
+            no_card.append(card)
+            strips[card] = exc.outline
         except NoCardFound:
             no_card.append(card)
         except CalibrationError as exc:
@@ -200,6 +204,15 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
                     again = _second_look([img], aspect, size * img.shape[0], blind=True, with_corners=True)
                     if again is not None and unlike_the_table_at(img, again[2]):
                         faces[card], sizes[card], corners[card] = again[0], again[1] / img.shape[0], again[2]
+                        no_card.remove(card)
+                    elif card in strips and abs(strips[card].long_side / img.shape[0] / size - 1) <= MAX_SIZE_SPREAD:
+                        # None better: the outline with the strip of the table is taken,
+                        # if of the deck's size (on a gingham, refusing every such photo
+                        # left decks unmade after they were taken again; the check reads
+                        # the face back). Otherwise the photo is named to be taken again.
+                        o = strips[card]
+                        faces[card], sizes[card], corners[card] = face_of(img, o.corners), \
+                            o.long_side / img.shape[0], o.corners
                         no_card.remove(card)
     if no_card:
         names = [found[c].name for c in no_card]

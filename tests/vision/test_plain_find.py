@@ -832,3 +832,26 @@ def test_a_card_whose_sides_lie_along_the_wood_grain_is_found(angle):
     outlines = top_level(find_outlines(frame, 98 / 140, table=table))
     assert len(outlines) == 1
     assert corner_error(outlines[0].corners, corners) < 5.0
+
+
+def test_an_outline_that_took_in_the_carpet_beside_a_lone_card_is_not_the_card():
+    # A tuning phone photo of one small card (79 px) on a long-pile rug of the tools' own
+    # (photo_tuning --camera tuning-slant-small --seed 904 --surfaces tune:fleece,tune:berber,
+    # table 2): a corner of the card and the fibres beyond it made an outline half as long
+    # again, around the card's own; taken as the outermost, it was calibrated as the queen
+    # of spades' face. The ring between the two is the rug's texture, not a card's margin.
+    import itertools
+
+    from bench import vision_sets as vs
+    from bench.plain_tuning import textures
+    from bench.plain_tuning.photo_tuning import tuning_tables
+    from bench.vision_photo import calibration_photos
+    from vision.plain.calibration import lone_card
+    cv2.setNumThreads(1)
+    with textures.registered():
+        session, rng = list(itertools.islice(tuning_tables(904, "tuning-slant-small", vs.TUNING_DESIGNS,
+                                                           ("tune:fleece", "tune:berber")), 3))[-1]
+        assert (session.design, session.surface) == ("oxygen-air", "tune:fleece")
+        photo, truth = next((f, t) for c, f, t in calibration_photos(session, rng) if str(c) == "QS")
+    photo = cv2.imdecode(cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
+    assert corner_error(lone_card(photo).corners, truth["corners"]) < 4.0

@@ -10,7 +10,7 @@ from vision.plain.background import TableModel
 from vision.plain.find import find_outlines, kept, top_level
 from vision.plain.merge import _merge
 from vision.plain.outline import MIN_LONG_SIDE, PHOTO_CARD, WORK_WIDTH, _verify, clockwise, quad_shape
-from vision.plain.photo import REGION_GROWTH, mask_quads
+from vision.plain.photo import REGION_GROWTH, mask_quads, pulled_in, strip_of_the_table
 from vision.plain.straighten import face_of
 from vision.zones import detect_markers
 
@@ -106,9 +106,22 @@ class NoCardFound(CalibrationError):
     """A picture in which no card was found."""
 
 
+class StripTaken(NoCardFound):
+    """A picture whose one card was found only with a strip of the table along a side
+    (``photo.strip_of_the_table``): ``outline`` is that outline, the last resort once
+    the photo has been looked at again with the deck's shape and size."""
+
+    def __init__(self, message: str, outline):
+        super().__init__(message)
+        self.outline = outline
+
+
 def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str = "the picture"):
     """The one card lying in a frame (an Outline), or a CalibrationError saying what was
-    seen instead. With ``table`` (the empty table learnt), edges of the table are ignored."""
+    seen instead. With ``table`` (the empty table learnt), edges of the table are ignored.
+    Without it, an outline that took in a strip of a busy table along a side
+    (``photo.strip_of_the_table``) has that side moved in to the card's edge
+    (``photo.pulled_in``), or is no card found (``StripTaken``, holding the outline)."""
     markers = None if table is not None else marker_centres(frame)
     outlines = top_level(not_the_mat(find_outlines(frame, None, table=table), markers))
     if not outlines and table is None and frame.shape[1] > WORK_WIDTH:
@@ -136,6 +149,16 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
                 return whole
         if len(outlines) > 1:
             raise CalibrationError(f"{what}: {len(outlines)} cards found; lay one card at a time")
+    strip = strip_of_the_table(frame, outlines[0].corners) if table is None else []
+    if strip:
+        # The side is moved in to the card's edge; failing that, taken as no card found:
+        # the photo is looked at again once the others give the deck's shape and size,
+        # for an outline of those that is unlike the table.
+        pulled = pulled_in(frame, outlines[0], strip)
+        if pulled is not None and not strip_of_the_table(frame, pulled.corners):
+            return pulled
+        raise StripTaken(f"{what}: the card was found only with a strip of the table along a side; "
+                         "take it again with the card alone on a plainer part of the table", outlines[0])
     return outlines[0]
 
 

@@ -1,6 +1,7 @@
 """Single photos (no learnt table): outlines grown out to the card's edge or pulled in off the table, and regions unlike the photo's surface proposed as outlines."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import cv2
@@ -186,50 +187,67 @@ def pull_in_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[flo
     for o in outlines:
         q = clockwise(o.corners.astype(np.float32)[None])
         astray, rims, short = _corner_check(frame_bgr, q[0])
-        reach = int(PULL_MAX * short)
-        least = max(3.0, PULL_LEAST * short)
-        if reach < least + 1 or not astray.any():
+        if not astray.any():
             out.append(o)
             continue
         # Side k runs from corner k to corner k + 1: the sides that meet a corner on the table.
         sides = np.nonzero(astray | np.roll(astray, -1))[0]
-        offsets = np.arange(-reach, 1.5, 1.0, dtype=np.float32)      # inward is negative
-        n, k = 20, len(offsets)
-        base, normal, t, st = step_profiles(frame_bgr, q, offsets, n, 0.05, 0.95)
-        base, normal = base[0], normal[0]                             # (4, n, 2), (4, 2)
-        score, frac = line_scores(st[0], t)                           # 4, k, k
-        zero = int(np.argmin(np.abs(offsets)))
-        near = slice(zero - 1, min(zero + 2, k))
-        own = score[:, near, near].reshape(4, -1).max(axis=1)
-        ends = offsets[:, None], offsets[None, :]
-        inside = (np.maximum(*ends) <= 0.0) & (np.minimum(*ends) <= -least)
-        cand = np.where(inside[None], score, -1.0).reshape(4, -1)
-        line = np.zeros((4, n), np.float32)
-        moved = False
-        for side in sides:
-            tried = np.nonzero(cand[side] >= PULL_GAIN * own[side])[0]
-            if len(tried) == 0:
-                continue
-            a0, a1 = np.divmod(tried, k)
-            offs = offsets[a0][:, None] + (offsets[a1] - offsets[a0])[:, None] * frac[None, :]
-            ok = _table_strips(frame_bgr, base[side], normal[side], offs, rims, least)
-            if ok.any():
-                line[side] = offs[np.nonzero(ok)[0][np.argmax(cand[side, tried[ok]])]]
-                moved = True
-        if not moved:
-            out.append(o)
-            continue
-        pts = base + normal[:, None, :] * line[..., None]
-        pulled = _corners_of_lines(pts[None], np.ones((1, 4, n), np.float32))
-        better = _verify(frame_bgr, clockwise(pulled), aspect, min_long, reach=2.0, max_long=max_long,
-                         free=PHOTO_CARD, slant=slant)
-        if len(better) == 1 and better[0].area < o.area \
-                and not corners_on_table(frame_bgr, clockwise(better[0].corners[None])[0]).any():
-            better[0].blob = o.blob
-            out.append(better[0])
+        pulled = pulled_in(frame_bgr, o, sides, rims, aspect, min_long, max_long, slant)
+        if pulled is not None and not corners_on_table(frame_bgr, clockwise(pulled.corners[None])[0]).any():
+            out.append(pulled)
         else:
             out.append(o)
     return out
+
+
+def pulled_in(frame_bgr: np.ndarray, o, sides, rims: Optional[list] = None, aspect: Optional[float] = None,
+              min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, slant: float = 0.0):
+    """Outline ``o`` with each of its ``sides`` (indices into its clockwise corners, side
+    k running from corner k to k + 1) moved in to the card's edge, as
+    :func:`pull_in_outlines` moves them; None when no side moved or the outline so made
+    fails the finder's checks or is no smaller. ``rims``: the card's rim colours
+    (:func:`_rims`; looked for when not given)."""
+    q = clockwise(o.corners.astype(np.float32)[None])
+    short = float(np.hypot(*(np.roll(q[0], -1, axis=0) - q[0]).T).min())
+    if rims is None:
+        rims = _rims(frame_bgr, q[0], short)
+    reach = int(PULL_MAX * short)
+    least = max(3.0, PULL_LEAST * short)
+    if reach < least + 1 or not rims:
+        return None
+    offsets = np.arange(-reach, 1.5, 1.0, dtype=np.float32)      # inward is negative
+    n, k = 20, len(offsets)
+    base, normal, t, st = step_profiles(frame_bgr, q, offsets, n, 0.05, 0.95)
+    base, normal = base[0], normal[0]                             # (4, n, 2), (4, 2)
+    score, frac = line_scores(st[0], t)                           # 4, k, k
+    zero = int(np.argmin(np.abs(offsets)))
+    near = slice(zero - 1, min(zero + 2, k))
+    own = score[:, near, near].reshape(4, -1).max(axis=1)
+    ends = offsets[:, None], offsets[None, :]
+    inside = (np.maximum(*ends) <= 0.0) & (np.minimum(*ends) <= -least)
+    cand = np.where(inside[None], score, -1.0).reshape(4, -1)
+    line = np.zeros((4, n), np.float32)
+    moved = False
+    for side in sides:
+        tried = np.nonzero(cand[side] >= PULL_GAIN * own[side])[0]
+        if len(tried) == 0:
+            continue
+        a0, a1 = np.divmod(tried, k)
+        offs = offsets[a0][:, None] + (offsets[a1] - offsets[a0])[:, None] * frac[None, :]
+        ok = _table_strips(frame_bgr, base[side], normal[side], offs, rims, least)
+        if ok.any():
+            line[side] = offs[np.nonzero(ok)[0][np.argmax(cand[side, tried[ok]])]]
+            moved = True
+    if not moved:
+        return None
+    pts = base + normal[:, None, :] * line[..., None]
+    corners = _corners_of_lines(pts[None], np.ones((1, 4, n), np.float32))
+    better = _verify(frame_bgr, clockwise(corners), aspect, min_long, reach=2.0, max_long=max_long,
+                     free=PHOTO_CARD, slant=slant)
+    if len(better) == 1 and better[0].area < o.area:
+        better[0].blob = o.blob
+        return better[0]
+    return None
 
 
 def _table_strips(frame_bgr: np.ndarray, base: np.ndarray, normal: np.ndarray, offs: np.ndarray,
@@ -396,3 +414,115 @@ def region_outlines(frame_bgr, scale, aspect, min_long, max_long=np.inf, mask=No
     quads = np.concatenate([centre + (quads - centre) * f for f in REGION_GROWTH])
     return _verify(frame_bgr, quads, aspect, min_long, reach=float(np.clip(2.0 / scale, 3, 8)), max_long=max_long,
                    free=PHOTO_CARD, slant=slant)
+
+
+RING_TEXTURE = 0.7
+"""An outline around another outline took in the table beside the card when the ring
+between the two holds edges this densely or more, against the table just around it
+(tuning photos on carpets: such rings 0.86-1.04 times the table's density; a card's margin
+with its corner index between its edge and its picture frame 0.09-0.6)."""
+RING_SHARE = 0.1
+"""...and the ring is at least this share of the outer outline's area (a ring of a few
+pixels along a side, or only the index, says nothing of its texture)."""
+RING_LIKE = 0.5
+"""...and shares this much of its colours with the table just around (the intersection of
+their Lab histograms, as ``calibration.TABLE_LIKE``)."""
+BUSY_AROUND = 0.05
+"""...on a table whose edges cover at least this share of it just around the outline (on
+a plain table no ring holds the table's texture, and none is dropped)."""
+
+
+def _fill(shape, q: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    centre = q.mean(axis=0)
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(centre + (q - centre) * scale).astype(np.int32), 1)
+    return mask
+
+
+def _ring_as_table(frame_bgr: np.ndarray, outer: np.ndarray, inner: np.ndarray) -> tuple:
+    """How much the ring between quadrilateral ``outer`` and ``inner`` (lying within it),
+    3 px off both, looks like the table just around ``outer``: ``(the ring's density of
+    edges over the table's, the share of colours they have in common (the intersection of
+    their Lab histograms), the table's density of edges, the ring's share of outer's
+    area)``."""
+    x, y, w, h = cv2.boundingRect(np.round(outer).astype(np.int32))
+    pad = int(0.3 * max(w, h)) + 8
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(frame_bgr.shape[1], x + w + pad), min(frame_bgr.shape[0], y + h + pad)
+    grey = cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(cv2.GaussianBlur(grey, (0, 0), 1.0), 30, 60) > 0
+    off = np.float32([x0, y0])
+    o, i = np.asarray(outer, np.float32) - off, np.asarray(inner, np.float32) - off
+    # 3 px off both outlines: their own edges are no texture.
+    kernel = np.ones((7, 7), np.uint8)
+    whole = _fill(grey.shape, o)
+    ring = cv2.erode(whole, kernel) & (1 - cv2.dilate(_fill(grey.shape, i), kernel))
+    around = _fill(grey.shape, o, 1.4) & (1 - cv2.dilate(whole, kernel))
+    if not ring.any() or not around.any():
+        return 0.0, 0.0, 0.0, 0.0
+    table = float(edges[around > 0].mean())
+    lab = cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2Lab)
+
+    def hist(mask):
+        return cv2.normalize(cv2.calcHist([lab], [0, 1, 2], mask, [8, 8, 8], [0, 256] * 3), None, 1.0, 0.0,
+                             cv2.NORM_L1)
+
+    return (float(edges[ring > 0].mean()) / max(table, 1e-6), float(cv2.compareHist(hist(ring), hist(around), cv2.HISTCMP_INTERSECT)),
+            table, float(ring.sum()) / max(float(whole.sum()), 1.0))
+
+
+def took_in_the_table(frame_bgr: np.ndarray, outer: np.ndarray, inner: np.ndarray) -> bool:
+    """Whether outline ``outer`` (corners, frame pixels), lying around outline ``inner``,
+    is the inner card with a stretch of a busy table beside it: the ring between the two
+    has the table's texture (edges as dense as just around ``outer``), where a card's
+    margin around its picture frame is plain paper, and the table's colours, where half a
+    card's picture around the other half taken for a card has the picture's.
+
+    On a carpet, a corner of the card and the fibres beyond it can make a card-shaped
+    outline half as long again as the card, which would be taken for the card (the
+    outermost outline is a card, those inside it its picture frame)."""
+    texture, like, table, share = _ring_as_table(frame_bgr, outer, inner)
+    return share >= RING_SHARE and table >= BUSY_AROUND and texture >= RING_TEXTURE and like >= RING_LIKE
+
+
+STRIP_DEPTH = 0.15
+"""How deep (a fraction of the card's short side) the band along each side of a lone
+card's outline is that ``strip_of_the_table`` looks at."""
+
+
+def strip_of_the_table(frame_bgr: np.ndarray, corners: np.ndarray) -> list:
+    """The sides (k: from corner k of the clockwise ``corners`` to corner k + 1) whose
+    band (``STRIP_DEPTH`` deep) has the busy table's texture and colours, as
+    ``took_in_the_table`` judges a ring: the outline took in a strip of the table beside
+    the card there (a row of a gingham's checks whose line was a stronger step than the
+    card's own edge on a check of its paper's colour).
+
+    >>> card = np.float32([[100, 100], [163, 100], [163, 189], [100, 189]])
+    >>> strip_of_the_table(np.full((300, 300, 3), 90, np.uint8), card)   # a plain table
+    []
+    """
+    sides = []
+    q = clockwise(np.asarray(corners, np.float32)[None])[0]
+    short = min(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1])))
+    for k in range(4):
+        a, b = q[k], q[(k + 1) % 4]
+        inward = (q[(k + 2) % 4] + q[(k + 3) % 4]) / 2 - (a + b) / 2
+        inward *= STRIP_DEPTH * short / max(float(np.linalg.norm(inward)), 1e-6)
+        inner = q.copy()
+        inner[k], inner[(k + 1) % 4] = a + inward, b + inward
+        texture, like, table, _ = _ring_as_table(frame_bgr, q, inner)
+        if table >= BUSY_AROUND and texture >= RING_TEXTURE and like >= RING_LIKE:
+            sides.append(k)
+    return sides
+
+
+def without_the_table(frame_bgr: np.ndarray, outlines: list) -> list:
+    """``outlines`` without those that took in the table beside a card lying inside them
+    (``took_in_the_table``), each keeping the indices of those inside it."""
+    drop = [bool(o.inside) and any(took_in_the_table(frame_bgr, o.corners, outlines[j].corners) for j in o.inside)
+            for o in outlines]
+    if not any(drop):
+        return outlines
+    old = [k for k, d in enumerate(drop) if not d]
+    new = {k: n for n, k in enumerate(old)}
+    return [replace(outlines[k], inside=[new[j] for j in outlines[k].inside if j in new]) for k in old]
