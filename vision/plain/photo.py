@@ -267,21 +267,27 @@ def _table_strips(frame_bgr: np.ndarray, base: np.ndarray, normal: np.ndarray, o
         return sample(frame_bgr, base[None] + normal * at[..., None]).astype(np.float32) @ _TO_YCC.T
 
     count = np.maximum(wide.sum(axis=1), 1)
-    rows = np.arange(len(offs))
 
-    def far(x, y):
-        # The median over each line's wide points (np.nanmedian is several times slower).
-        d = np.sort(np.where(wide, np.linalg.norm(x - y, axis=-1), np.inf), axis=1)
-        return (d[rows, (count - 1) // 2] + d[rows, count // 2]) / 2
+    def far(x, y, at):
+        # The median over each line's wide points (np.nanmedian is several times slower),
+        # for the lines ``at``.
+        d = np.sort(np.where(wide[at], np.linalg.norm(x - y, axis=-1), np.inf), axis=1)
+        rows = np.arange(len(at))
+        return (d[rows, (count[at] - 1) // 2] + d[rows, count[at] // 2]) / 2
 
+    every = np.arange(len(offs))
     beyond = np.median([colour(np.full((1, offs.shape[1]), d, np.float32)) for d in (3.0, 4.0, 5.0)], axis=0)
     card = np.median([colour(offs - d) for d in (2.0, 3.0)], axis=0)
-    ok = enough & (np.min([far(card, r) for r in rims], axis=0) <= PAPER_CLOSE)
+    ok = enough & (np.min([far(card, r, every) for r in rims], axis=0) <= PAPER_CLOSE)
     for depth in (0.25, 0.5, 0.75):
-        strip = colour(offs * depth)
-        to_rim = np.min([far(strip, r) for r in rims], axis=0)
-        to_table = far(strip, beyond)
-        ok &= ((to_rim > PAPER_CLOSE) & (to_table < to_rim)) | ((to_rim > GAP_STEP) & (to_table <= STRIP_TABLE * to_rim))
+        # Only the lines still in the running are looked at (each line is judged alone).
+        at = np.nonzero(ok)[0]
+        if len(at) == 0:
+            break
+        strip = colour(offs[at] * depth)
+        to_rim = np.min([far(strip, r, at) for r in rims], axis=0)
+        to_table = far(strip, beyond, at)
+        ok[at] &= ((to_rim > PAPER_CLOSE) & (to_table < to_rim)) | ((to_rim > GAP_STEP) & (to_table <= STRIP_TABLE * to_rim))
     return ok
 
 
