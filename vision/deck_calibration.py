@@ -205,15 +205,20 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
                     if again is not None and unlike_the_table_at(img, again[2]):
                         faces[card], sizes[card], corners[card] = again[0], again[1] / img.shape[0], again[2]
                         no_card.remove(card)
-                    elif card in strips and abs(strips[card].long_side / img.shape[0] / size - 1) <= MAX_SIZE_SPREAD:
-                        # None better: the outline with the strip of the table is taken,
-                        # if of the deck's size (on a gingham, refusing every such photo
-                        # left decks unmade after they were taken again; the check reads
-                        # the face back). Otherwise the photo is named to be taken again.
-                        o = strips[card]
-                        faces[card], sizes[card], corners[card] = face_of(img, o.corners), \
-                            o.long_side / img.shape[0], o.corners
-                        no_card.remove(card)
+                # None better: the outline with the strip of the table is taken (on a
+                # gingham, refusing every such photo left decks unmade after they were
+                # taken again), and looked at again below with the deck's shape and size;
+                # the check reads its face back. When the pictures are refused anyway, one
+                # not of the deck's size is named with the others, to be taken again at once.
+                doomed = bool(bad) or any(c not in strips for c in no_card)
+                for card in [c for c in no_card if c in strips]:
+                    o = strips[card]
+                    img = _as_bgr(_flatten(_read_picture(found[card])), found[card].name)
+                    if doomed and abs(o.long_side / img.shape[0] / size - 1) > MAX_SIZE_SPREAD:
+                        continue
+                    faces[card], sizes[card], corners[card] = face_of(img, o.corners), o.long_side / img.shape[0], \
+                        o.corners
+                    no_card.remove(card)
     if no_card:
         names = [found[c].name for c in no_card]
         which = (f"{names[0]}: no card found in it" if len(names) == 1 else
