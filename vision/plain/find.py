@@ -77,7 +77,7 @@ from vision.plain.outline import (ANY_CARD, CANNY_HIGH, CANNY_LOW, FAINT_CANNY, 
                                   STEP, WORK_WIDTH, _has_picture, _hull_quad, _overlap, _suppress, _table_veto, _verify,
                                   candidates, clockwise, connected_blobs, corners_of, edge_map, partner_lengths,
                                   photo_aspects, quad_shape, quick_support, segments, step_profiles)
-from vision.plain.photo import grow_outlines, pull_in_outlines, region_outlines, without_the_table
+from vision.plain.photo import around_the_table, grow_outlines, pull_in_outlines, region_outlines
 from vision.plain.seat import seat_on_paper
 
 TABLE_OWN = 0.6
@@ -203,7 +203,9 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         outlines += [o for o in far_corners
                      if all(_overlap(o.corners, k.corners) < FAR_CLEAR for k in outlines)]
     if table is None:
-        return without_the_table(frame_bgr, _merge(outlines, frame_bgr))
+        merged = _merge(outlines, frame_bgr)
+        drop = around_the_table(frame_bgr, merged)
+        return kept(merged, [not d for d in drop]) if any(drop) else merged
     return _merge(outlines, None)
 
 

@@ -1,7 +1,6 @@
 """Single photos (no learnt table): outlines grown out to the card's edge or pulled in off the table, and regions unlike the photo's surface proposed as outlines."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Optional
 
 import cv2
@@ -522,13 +521,8 @@ def strip_of_the_table(frame_bgr: np.ndarray, corners: np.ndarray) -> list:
     return sides
 
 
-def without_the_table(frame_bgr: np.ndarray, outlines: list) -> list:
-    """``outlines`` without those that took in the table beside a card lying inside them
-    (``took_in_the_table``), each keeping the indices of those inside it."""
-    drop = [bool(o.inside) and any(took_in_the_table(frame_bgr, o.corners, outlines[j].corners) for j in o.inside)
+def around_the_table(frame_bgr: np.ndarray, outlines: list) -> list:
+    """For each of ``outlines``, whether it took in the table beside a card lying inside
+    it (``took_in_the_table`` of it and one of the outlines its ``inside`` names)."""
+    return [bool(o.inside) and any(took_in_the_table(frame_bgr, o.corners, outlines[j].corners) for j in o.inside)
             for o in outlines]
-    if not any(drop):
-        return outlines
-    old = [k for k, d in enumerate(drop) if not d]
-    new = {k: n for n, k in enumerate(old)}
-    return [replace(outlines[k], inside=[new[j] for j in outlines[k].inside if j in new]) for k in old]
