@@ -479,18 +479,31 @@ def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = No
                 others = [str(s.card) for s in named if s.card != card]
                 if others:
                     wrong[card] = ", ".join(others)
-                # A refusal names the card it was about: say so when that was another card
-                # ("not clearly told from AS" said of a view of the ace of spades misleads).
-                why = (others or [(f"taken for {s.guess}, {s.reason}"
-                                   if s.guess is not None and s.guess != card else s.reason)
-                                  for s in seen if s.reason] or ["no card found"])
-                results.append(", ".join(why))
+                results.append(", ".join(others) if others else _why_refused(seen, card))
         failed = [r for r in results if r is not None]
         if failed:
             bad[card] = failed[0]
         else:
             ok.append(card)
     return {"ok": ok, "bad": bad, "wrong": wrong, "confused": confused, "margins": margins}
+
+
+def _why_refused(seen: list, card: Card) -> str:
+    """Why a view of ``card`` named no card, in one short phrase: the refusal of the
+    outline read as ``card`` when there is one, else of the likeliest outline, and how
+    many other outlines were refused (a busy table offers many card-shaped ones).
+
+    A refusal names the card it was about: it says so when that was another card ("not
+    clearly told from AS" said of a view of the ace of spades misleads)."""
+    refused = [s for s in seen if s.reason]
+    if not refused:
+        return "no card found"
+    own = [s for s in refused if s.guess == card]
+    best = max(own or refused, key=lambda s: s.confidence)
+    why = (f"taken for {best.guess}, {best.reason}" if best.guess is not None and best.guess != card
+           else best.reason)
+    rest = len(refused) - 1
+    return why + (f"; {rest} other outline{'s' if rest > 1 else ''} refused" if rest else "")
 
 
 def held_by_check(check: dict) -> list:

@@ -1347,3 +1347,23 @@ def test_a_face_cut_askew_with_a_wedge_of_the_table_is_taken_again(monkeypatch):
     deck, faces = calibrate_live(_asking_camera(said, still=14), announce=said.append, stable=4, cards=cards)
     assert said[4:] == ["show the ace of spades (AS) again, alone, face up"]
     assert sorted(deck.check["ok"]) == sorted(cards)
+
+
+def test_a_view_refused_among_many_outlines_is_told_in_one_short_phrase():
+    # On a gingham every check is a card-shaped outline: a view of the Q♥ gave twenty
+    # refusals, and the command printed each ("taken for 9H, matches no card well (best
+    # 9H, 0.31), taken for 9C, ...") on one line per card. The refusal that was about
+    # the card comes first, and the rest are counted.
+    from vision.deck_calibration import _why_refused
+    from vision.plain import Sighting
+
+    def refused(guess, confidence, reason):
+        return Sighting(None, [], confidence, reason=reason, guess=Card(guess))
+
+    seen = [refused("9H", 0.31, "matches no card well (best 9H, 0.31)"),
+            refused("QH", 0.53, "matches no card well (best QH, 0.53)"),
+            refused("KS", 0.60, "matches no card well (best KS, 0.60)")]
+    assert _why_refused(seen, Card("QH")) == "matches no card well (best QH, 0.53); 2 other outlines refused"
+    assert _why_refused(seen[:1] + seen[2:], Card("QH")) == \
+        "taken for KS, matches no card well (best KS, 0.60); 1 other outline refused"
+    assert _why_refused([], Card("QH")) == "no card found"
