@@ -134,9 +134,9 @@ def _calibrate_deck(args) -> int:
             print(f"  {card}: {what}; take this card again", file=sys.stderr)
         hint = ""
         if args.from_dir and deck.card_px:
-            import cv2
-            picture = cv2.imread(str(next(iter(photos.values()))), cv2.IMREAD_UNCHANGED)
-            px = deck.card_px * picture.shape[0] if picture is not None else SMALL_CARD_PX
+            from vision.deck_calibration import _read_picture
+            from vision.plain.deck import card_size_in
+            px = card_size_in(deck, _read_picture(next(iter(photos.values())))) or SMALL_CARD_PX
             if px < SMALL_CARD_PX:
                 hint = (f" (the cards are only {px:.0f} px long in these photos: hold the camera closer, "
                         f"so that a card is {SMALL_CARD_PX} px long or more)")
@@ -169,6 +169,6 @@ def _calibrate_deck(args) -> int:
         print(f"  {card}: not read back ({why}): it will be refused more often; take it again "
               "(flat, whole, in good light) to improve")
     deck.save(out)
-    size = f", card {deck.card_px:.2f} of the picture's height" if deck.card_px else ""
+    size = f", card {deck.card_px:.2f} of the picture's short side" if deck.card_px else ""
     print(f"wrote {out}: {n} cards of deck {deck.name!r}, card shape {deck.aspect:.3f} (width/height){size}")
     return 0

@@ -34,6 +34,7 @@ from vision.plain.calibration import (MAX_SIZE_SPREAD, CalibrationError, NoCardF
                                       frame_stretch, inner_cuts, lone_card, long_side_angle, miscut_faces,
                                       recut_faces, rim_misfit, rim_trims, stretched,
                                       unlike_the_table_at)
+from vision.plain.deck import picture_side
 from vision.plain.straighten import face_of, portrait_orders
 
 __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
@@ -52,7 +53,7 @@ still (the outline found in each frame wavers by a pixel or two with the sensor'
 def build_deck(faces: Mapping, name: str = "deck", card_px: Optional[float] = None) -> PlainDeck:
     """A :class:`vision.plain.PlainDeck` from upright faces (BGR), keyed by card; the
     deck's card width/height is the faces' median. ``card_px``: the card's long side as
-    a fraction of the frame's height, when the faces were seen through the camera."""
+    a fraction of the frame's short side, when the faces were seen through the camera."""
     cards = sorted((Card(c) for c in faces), key=lambda c: c.index)
     if not cards:
         raise CalibrationError("no card pictures given")
@@ -102,7 +103,7 @@ def _face_and_size(img: np.ndarray, what: str, with_corners: bool = False):
             return (face, None, None) if with_corners else (face, None)
         img = img[:, :, :3]
     o = lone_card(np.ascontiguousarray(img), None, what)
-    found = face_of(img, o.corners), o.long_side / img.shape[0]
+    found = face_of(img, o.corners), o.long_side / picture_side(img)
     return (*found, o.corners) if with_corners else found
 
 
@@ -152,7 +153,13 @@ def _pictures(folder: Path):
 
 
 def _read_picture(p: Path) -> np.ndarray:
+    """A photo as ``recognize`` reads it (turned by its EXIF orientation, as a phone
+    held upright marks its photos), or a cut-out face with its transparency."""
     img = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)
+    if img is not None and (img.ndim == 2 or img.shape[2] != 4):
+        # Only the colour read turns a photo by its EXIF orientation (read without
+        # turning, a phone's upright photo lies on its side here and upright in play).
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
     if img is None:
         raise CalibrationError(f"{p.name}: cannot read this picture (damaged or not an image)")
     return img
@@ -201,9 +208,9 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
                 # around it (not a box of the mat's own). Still none: refused.
                 for card in list(no_card):
                     img = _as_bgr(_flatten(_read_picture(found[card])), found[card].name)
-                    again = _second_look([img], aspect, size * img.shape[0], blind=True, with_corners=True)
+                    again = _second_look([img], aspect, size * picture_side(img), blind=True, with_corners=True)
                     if again is not None and unlike_the_table_at(img, again[2]):
-                        faces[card], sizes[card], corners[card] = again[0], again[1] / img.shape[0], again[2]
+                        faces[card], sizes[card], corners[card] = again[0], again[1] / picture_side(img), again[2]
                         no_card.remove(card)
                 # None better: the outline with the strip of the table is taken (on a
                 # gingham, refusing every such photo left decks unmade after they were
@@ -214,9 +221,9 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
                 for card in [c for c in no_card if c in strips]:
                     o = strips[card]
                     img = _as_bgr(_flatten(_read_picture(found[card])), found[card].name)
-                    if doomed and abs(o.long_side / img.shape[0] / size - 1) > MAX_SIZE_SPREAD:
+                    if doomed and abs(o.long_side / picture_side(img) / size - 1) > MAX_SIZE_SPREAD:
                         continue
-                    faces[card], sizes[card], corners[card] = face_of(img, o.corners), o.long_side / img.shape[0], \
+                    faces[card], sizes[card], corners[card] = face_of(img, o.corners), o.long_side / picture_side(img), \
                         o.corners
                     no_card.remove(card)
     if no_card:
@@ -239,7 +246,7 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
         rim = deck_rim(faces, aspect)
         for card, p in found.items():
             img = _as_bgr(_flatten(_read_picture(p)), p.name)
-            better = _second_look([img], aspect, size * img.shape[0], with_corners=True)
+            better = _second_look([img], aspect, size * picture_side(img), with_corners=True)
             if better is not None and rim_misfit(better[0], rim) <= rim_misfit(faces[card], rim):
                 faces[card], _, corners[card] = better
         # A face cut inside the card, at the frame printed within a light rim, is cut
@@ -288,7 +295,7 @@ def _grow_inner(found: dict, faces: dict, sizes: dict, corners: dict) -> list:
         # larger than the median already).
         grown = {**faces, card: face}
         if card not in inner_cuts(grown, aspect) and card not in rim_trims(grown, aspect):
-            faces[card], sizes[card], corners[card] = face, _long_side(quad) / img.shape[0], quad
+            faces[card], sizes[card], corners[card] = face, _long_side(quad) / picture_side(img), quad
             done.append(card)
     return done
 
@@ -308,7 +315,7 @@ def _refind_odd(found: dict, faces: dict, sizes: dict, corners: Optional[dict] =
         if abs(aspects[card] / aspect - 1) <= MAX_ASPECT_SPREAD and abs(sizes[card] / size - 1) <= MAX_SIZE_SPREAD:
             continue
         img = _as_bgr(_flatten(_read_picture(p)), p.name)
-        px = size * img.shape[0]
+        px = size * picture_side(img)
         # Last, a photo taken at a slant shows a card far from the frame's middle in other
         # proportions than the others: its outline is the deck's card seen at a slant (as
         # ``recognize`` takes it in a photo), and its face, straightened to the proportions
@@ -322,7 +329,7 @@ def _refind_odd(found: dict, faces: dict, sizes: dict, corners: Optional[dict] =
                 if slant:
                     face = cv2.resize(face, (max(1, round(face.shape[0] * aspect)), face.shape[0]),
                                       interpolation=cv2.INTER_AREA)
-                faces[card], sizes[card] = face, outlines[0].long_side / img.shape[0]
+                faces[card], sizes[card] = face, outlines[0].long_side / picture_side(img)
                 if corners is not None:
                     # A face brought back to the deck's proportions is no longer face_of
                     # its corners: it is not grown (_grow_inner).
@@ -688,12 +695,12 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         angles[card] = long_side_angle(still[-1][1])
         if any(q is r for _, q in still for r in relit_found):
             relit_cards.add(card)
-        sizes[card] = float(np.median([_long_side(q) for _, q in still])) / still[0][0].shape[0]
+        sizes[card] = float(np.median([_long_side(q) for _, q in still])) / picture_side(still[0][0])
         crops[card] = [_crop(f, q, table) for f, q in still[-SECOND_LOOK:]]
         # The next frames (the card still lying there, the sensor's noise new) are the
         # views the deck is checked on: the reader must read the card in each.
         views[card] = [_jpeg(next_frame(f"checking the {card.name}")) for _ in range(CHECK_FRAMES)]
-        frame_h[0] = still[0][0].shape[0]
+        frame_h[0] = picture_side(still[0][0])
 
     def seen_so() -> dict:
         # How the camera's stretch (``frame_stretch``) shows each card: through a view
@@ -964,7 +971,7 @@ def _size_hint(sizes: dict, frame) -> Optional[float]:
     """The cards' long side (px) once a few have been taken: through one camera, the
     others are about as large."""
     known = [v for v in sizes.values() if v]
-    return float(np.median(known)) * frame.shape[0] if len(known) >= 3 else None
+    return float(np.median(known)) * picture_side(frame) if len(known) >= 3 else None
 
 
 FIT_INSIDE = 0.97

@@ -1367,3 +1367,37 @@ def test_a_view_refused_among_many_outlines_is_told_in_one_short_phrase():
     assert _why_refused(seen[:1] + seen[2:], Card("QH")) == \
         "taken for KS, matches no card well (best KS, 0.60); 1 other outline refused"
     assert _why_refused([], Card("QH")) == "no card found"
+
+
+@needs_art
+def test_a_phone_held_upright_calibrates_a_deck_that_reads_its_upright_photos(tmp_path):
+    # A phone held upright keeps its photos lying on their side and marks them to be
+    # turned (EXIF orientation 6), as `recognize` turns them. Calibration read them
+    # unturned: a card's size was measured against the side that is the photo's width
+    # in play, and in a 16:9 photo every card was then looked for 1.78 times too large
+    # (none of these four found). Sizes are now measured against the short side, and a photo
+    # is turned the same way in calibration as in play.
+    from PIL import Image
+    exif = Image.Exif()
+    exif[0x0112] = 6
+
+    def save(frame, path):
+        Image.fromarray(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)).save(path, quality=92, exif=exif)
+
+    folder = tmp_path / "upright-phone"
+    folder.mkdir()
+    for k, card in enumerate(DECK):
+        at, turn = SPOTS[k % len(SPOTS)]
+        frame, _, _ = scene([place(str(card), at, turn)], seed=300 + k, size=(854, 480),
+                            cloth="blue", markers=False, blur=0.5, noise=2, jpeg=90)
+        save(frame, folder / f"{card}.jpg")
+    deck = calibrate_from_dir(folder)
+    cards = ["QH", "9S", "AD", "JC"]
+    # The phone held a little higher than for the calibration photos (cards 10% smaller).
+    frame, _, _ = scene([place(c, at, turn) for c, (at, turn) in zip(cards, SPOTS)], seed=333, size=(854, 480),
+                        px_per_mm=0.9 * 0.92 * 480 / 297, cloth="blue", markers=False, blur=0.5, noise=2, jpeg=90)
+    save(frame, tmp_path / "play.jpg")
+    upright = cv2.imread(str(tmp_path / "play.jpg"), cv2.IMREAD_COLOR)
+    assert upright.shape[:2] == (854, 480)
+    seen = plain.recognize_plain(upright, deck)
+    assert sorted(str(s.card) for s in seen if s.card is not None) == sorted(cards)

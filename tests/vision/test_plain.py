@@ -142,6 +142,25 @@ def test_deck_file_round_trip(deck, tmp_path):
     assert _named(plain.recognize_plain(frame, again)) == [Card("KD")]
 
 
+def test_a_deck_written_before_sizes_were_of_the_short_side_keeps_its_cards_size(deck, tmp_path):
+    # A deck file without ``card_px_of`` measured its card against the frame's height:
+    # in a portrait picture its card is looked for at that height's share, as before.
+    from vision.plain.deck import card_size_in
+    deck.card_px = 0.25
+    try:
+        path = deck.save(tmp_path / "sized.npz")
+    finally:
+        deck.card_px = None
+    portrait = np.zeros((800, 600, 3), np.uint8)
+    assert card_size_in(plain.load_deck(path), portrait) == pytest.approx(150)
+    with np.load(path) as data:
+        meta = json.loads(str(data["meta"]))
+        faces = {k: data[k] for k in data.files if k != "meta"}
+    del meta["card_px_of"]
+    np.savez_compressed(tmp_path / "older.npz", meta=np.array(json.dumps(meta)), **faces)
+    assert card_size_in(plain.load_deck(tmp_path / "older.npz"), portrait) == pytest.approx(200)
+
+
 def test_missing_and_foreign_files_are_not_decks(tmp_path):
     with pytest.raises(plain.DeckError, match="calibrate deck"):
         plain.load_deck(tmp_path / "nope.npz")

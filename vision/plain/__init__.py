@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.plain.deck import DeckError, PlainDeck, load_deck
+from vision.plain.deck import DeckError, PlainDeck, card_size_in, load_deck
 from vision.plain.outline import PHOTO_MAX_SLANT
 
 __all__ = ["Sighting", "PlainDeck", "DeckError", "load_deck", "recognize_plain", "SIZE_RANGE"]
@@ -87,7 +87,7 @@ class Sighting:
 
 
 def _expected_size(deck: PlainDeck, frame) -> Optional[float]:
-    return deck.card_px * frame.shape[0] if deck.card_px else None
+    return card_size_in(deck, frame)
 
 
 def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable] = None,

@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 
 from vision.plain.background import TableModel
+from vision.plain.deck import picture_side
 from vision.plain.find import find_outlines, kept, top_level
 from vision.plain.merge import _merge
 from vision.plain.outline import MIN_LONG_SIDE, PHOTO_CARD, WORK_WIDTH, _verify, clockwise, quad_shape
@@ -380,9 +381,9 @@ def check_shapes(faces: dict, sizes: dict) -> tuple:
 
 
 def face_and_size(frame: np.ndarray, table: Optional[TableModel] = None, what: str = "the picture"):
-    """(upright face, long side over the frame's height) of the lone card in a frame."""
+    """(upright face, long side over the frame's short side) of the lone card in a frame."""
     o = lone_card(frame, table, what)
-    return face_of(frame, o.corners), o.long_side / frame.shape[0]
+    return face_of(frame, o.corners), o.long_side / picture_side(frame)
 
 
 MISCUT_FIT = 0.5

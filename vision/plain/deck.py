@@ -242,6 +242,25 @@ def _orient(faces: list, aspect: float) -> list:
     return [f[::-1, ::-1].copy() if t else f for f, t in zip(faces, flip)]
 
 
+def picture_side(frame: np.ndarray) -> int:
+    """The side of a picture that a card's size is measured against: its short side
+    (the height of a landscape frame), so that a photo turned a quarter turn (held the
+    other way, or turned by its EXIF orientation) shows the deck's cards at their size.
+
+    >>> picture_side(np.zeros((1080, 1920, 3), np.uint8)), picture_side(np.zeros((1920, 1080, 3), np.uint8))
+    (1080, 1080)
+    """
+    return int(min(frame.shape[:2]))
+
+
+def card_size_in(deck: "PlainDeck", frame: np.ndarray) -> Optional[float]:
+    """The deck's card's long side (px) as ``frame`` should show it, when the deck was
+    calibrated through the camera; else None."""
+    if not deck.card_px:
+        return None
+    return deck.card_px * (picture_side(frame) if deck.card_px_of == "short side" else frame.shape[0])
+
+
 @dataclass
 class PlainDeck:
     """The templates of one physical deck, from one calibration pass through the camera.
@@ -249,7 +268,8 @@ class PlainDeck:
     ``faces`` (one upright BGR face per card, as calibrated) are what the file keeps;
     the templates are made from them when the deck is loaded. ``aspect`` is the card's
     width over height; ``card_px`` the card's long side as a fraction of the frame's
-    height when calibrated through the camera (None for pictures of cards alone).
+    short side (:func:`picture_side`; ``card_px_of`` "height" in decks written before
+    it was so) when calibrated through the camera (None for pictures of cards alone).
     ``held``: cards the calibration's check could not tell from another card; they are
     never named (nor a card whose view looks like one of them) until calibrated again.
     ``red_print`` (made on loading): the least redness of this deck's red print as its
@@ -261,6 +281,7 @@ class PlainDeck:
     faces: list
     aspect: float
     card_px: Optional[float] = None
+    card_px_of: str = "short side"
     meta: dict = field(default_factory=dict)
     check: Optional[dict] = None
     held: list = field(default_factory=list)
@@ -465,6 +486,7 @@ class PlainDeck:
         meta = dict(self.meta)
         meta.update(format=FORMAT, version=FORMAT_VERSION, name=self.name,
                     cards=[str(c) for c in self.cards], aspect=self.aspect, card_px=self.card_px,
+                    card_px_of=self.card_px_of,
                     held=[str(c) for c in self.held])
         blobs = {}
         for c, f in zip(self.cards, self.faces):
@@ -498,5 +520,6 @@ def load_deck(path) -> PlainDeck:
     if any(f is None for f in faces):
         raise DeckError(f"{path} is damaged (a card's picture cannot be read): calibrate the deck again")
     return PlainDeck(name=meta.get("name", path.stem), cards=meta["cards"], faces=faces,
-                     aspect=float(meta["aspect"]), card_px=meta.get("card_px"), meta=meta,
+                     aspect=float(meta["aspect"]), card_px=meta.get("card_px"),
+                     card_px_of=meta.get("card_px_of", "height"), meta=meta,
                      held=meta.get("held", []))
