@@ -41,6 +41,8 @@ __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image"
            "calibrate_live", "fresh_views", "self_check", "close_pairs"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+UNREAD_SUFFIXES = (".heic", ".heif", ".avif")
+"""Photo formats of phones that OpenCV does not read: named when cards are missing."""
 EMPTY_FRAMES = 5
 """Frames of the empty table learnt before the first card is asked for."""
 CHECK_FRAMES = 2
@@ -146,6 +148,11 @@ def _pictures(folder: Path):
         problems.append("not a Euchre card (9 to ace, e.g. JH.png): " + ", ".join(extra))
     if twice:
         problems.append("the same card twice: " + "; ".join(twice))
+    unread = sorted(p.name for p in folder.iterdir() if p.suffix.lower() in UNREAD_SUFFIXES)
+    if missing and unread:
+        problems.append(f"{len(unread)} photos in a format OpenCV cannot read ({', '.join(unread[:3])}"
+                        f"{', ...' if len(unread) > 3 else ''}): save them as JPEG (a phone's camera set to "
+                        "'most compatible') or convert them")
     if problems:
         raise CalibrationError(f"{folder}: need one picture for each of the 24 cards, named "
                                "like JH.png (more views of a card may be named JH-2.png); " + "; ".join(problems))

@@ -411,6 +411,14 @@ def test_calibrate_deck_command_explains_what_is_missing(tmp_path, capsys):
     assert "--from-dir DIR" in capsys.readouterr().err
     assert _run_cli("calibrate", "deck", "--from-dir", str(tmp_path), "--out", str(tmp_path / "d.npz")) == 1
     assert "missing: 9S" in capsys.readouterr().err
+    # An iPhone's photos (HEIC) are not read by OpenCV: the message says so, rather than
+    # only that every card is missing.
+    for card in DECK:
+        (tmp_path / f"{card}.HEIC").write_bytes(b"\0\0\0\x18ftypheic")
+    assert _run_cli("calibrate", "deck", "--from-dir", str(tmp_path), "--out", str(tmp_path / "d.npz")) == 1
+    err = capsys.readouterr().err
+    assert "24 photos in a format OpenCV cannot read (10C.HEIC" in err and "JPEG" in err
+    assert not (tmp_path / "d.npz").exists()
 
 
 def _camera(cards, seed=3, still=8):
