@@ -71,6 +71,9 @@ def main(argv=None) -> int:
     """Run one subcommand. A mistake in the input or the set-up ends in one line on
     stderr and exit 2; a program error in one line too (the traceback with
     ``EUCHRE_TABLE_DEBUG=1``), exit 70."""
+    # OpenCV's own log lines ("[ERROR:0@0.4] global loadsave.cpp ... can't read
+    # header") would come before the command's one line about an unreadable picture.
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

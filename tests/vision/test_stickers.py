@@ -220,3 +220,17 @@ def test_recognize_plain_mode_goes_through_vision_plain(need_art):
     assert all(set(f) == {"card", "zone", "corners", "confidence"} for f in found)
     got = {(f["card"], f["zone"]) for f in found}
     assert got and got <= {("JH", "S"), ("9C", "W")}  # wired through, zones named, no guess
+
+
+def test_an_unreadable_photo_is_told_in_one_line_without_opencvs_own_log(tmp_path):
+    # A phone's HEIC photo: OpenCV logged "[ERROR:0@0.4] global loadsave.cpp ... can't
+    # read header" on stderr before the command's own line.
+    import subprocess
+    import sys
+    photo = tmp_path / "IMG_0001.heic"
+    photo.write_bytes(b"\0\0\0\x18ftypheic")
+    run = subprocess.run([sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())",
+                          "recognize", str(photo)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1
+    assert run.stderr.strip().splitlines() == [f"euchre-table: recognize: {photo} is not a readable image "
+                                               "(PNG or JPEG)"]
