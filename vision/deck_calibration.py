@@ -40,9 +40,10 @@ from vision.plain.straighten import face_of, portrait_orders
 __all__ = ["CalibrationError", "IMAGE_SUFFIXES", "build_deck", "face_from_image", "calibrate_from_dir",
            "calibrate_live", "fresh_views", "self_check", "close_pairs"]
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
-UNREAD_SUFFIXES = (".heic", ".heif", ".avif")
-"""Photo formats of phones that OpenCV does not read: named when cards are missing."""
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".avif")
+UNREAD_SUFFIXES = (".heic", ".heif")
+"""Photo formats of phones that OpenCV does not read (HEVC inside; its AVIF reader, where
+built in, reads AV1 only): named when cards are missing."""
 EMPTY_FRAMES = 5
 """Frames of the empty table learnt before the first card is asked for."""
 CHECK_FRAMES = 2
