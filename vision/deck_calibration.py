@@ -175,7 +175,7 @@ def _read_picture(p: Path) -> np.ndarray:
 
 def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
     """Templates from a folder holding one picture per card named like ``JH.png``
-    (``10H`` or ``TH`` for tens; .png .jpg .jpeg .bmp .tif .webp): a photo of the card
+    (``10H`` or ``TH`` for tens; .png .jpg .jpeg .bmp .tif .webp .avif): a photo of the card
     lying alone on the table, taken with the table's camera, or a tight crop with
     transparency around the card. Pictures named like ``JH-2.png`` are further views,
     used only by the check (see :func:`fresh_views`)."""
