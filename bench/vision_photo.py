@@ -134,15 +134,44 @@ def _calibrate(cal_dir: Path, deck: Path):
                                             "--out", str(deck)], capture_output=True, text=True, env=command_env())
 
 
-def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> dict:
+UPRIGHT = 6
+"""EXIF orientation of a photo taken with a phone held upright: the picture is stored as
+the sensor sees it (landscape) and marked to be turned a quarter clockwise for display."""
+
+
+def save_photo(path: Path, img: np.ndarray, upright: bool = False) -> None:
+    """Write a photo as JPEG (quality 95); with ``upright``, stored as a phone held upright
+    stores it (:data:`UPRIGHT`), so that it is read turned a quarter clockwise."""
+    if not upright:
+        cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        return
+    from PIL import Image
+    exif = Image.Exif()
+    exif[0x0112] = UPRIGHT
+    Image.fromarray(cv2.cvtColor(img, cv2.COLOR_BGR2RGB)).save(path, quality=95, exif=exif)
+
+
+def unturned(points, size) -> np.ndarray:
+    """Points (x, y) of a photo stored :data:`UPRIGHT` as read (turned a quarter clockwise)
+    back on the stored picture of ``size`` (width, height).
+
+    >>> unturned([[479, 0]], (640, 480)).tolist()
+    [[0.0, 0.0]]
+    """
+    p = np.asarray(points, float).reshape(-1, 2)
+    return np.stack([p[:, 1], size[1] - 1 - p[:, 0]], axis=1)
+
+
+def run_table(session, rng, photos: int, folder: Path, retake: bool = True, upright: bool = False) -> dict:
     """Photograph, calibrate and recognize through the CLI; returns the table's counts.
     Where the deck is refused with cards named to take again, or made with cards set
     aside, those photos are taken again once (``retake``) and the deck made again:
-    ``first_try`` holds the counts had the user stopped there."""
+    ``first_try`` holds the counts had the user stopped there. ``upright``: every photo
+    stored as a phone held upright stores it (:func:`save_photo`)."""
     cal_dir = folder / "deck-photos"
     cal_dir.mkdir(parents=True)
     for card, img, _ in calibration_photos(session, rng):
-        cv2.imwrite(str(cal_dir / f"{card}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        save_photo(cal_dir / f"{card}.jpg", img, upright)
     deck = folder / "deck.npz"
     cal = _calibrate(cal_dir, deck)
     result = {"camera": session.profile.name, "design": session.design, "surface": session.surface,
@@ -154,7 +183,7 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> d
         places, _ = vs.frame_placements(session, rng, "play")
         img, truth = vs.compose(session, places, rng)
         p = folder / f"photo-{k:02d}.jpg"
-        cv2.imwrite(str(p), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        save_photo(p, img, upright)
         truths.append(truth)
         paths.append(str(p))
     first_made = deck.is_file()
@@ -164,7 +193,7 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> d
     first = None
     if held:
         first = {key: 0 for key in ("in_view", "correct", "refused", "wrong")} | {"wrong_cards": []}
-        _score_answers(first, session, deck, paths, truths)
+        _score_answers(first, session, deck, paths, truths, upright)
         result["first_deck_held"] = True
     # Drawn after the play photos, so that those are the same whether or not a photo is
     # taken again.
@@ -174,14 +203,14 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> d
         for card in cards:
             places, _ = vs.frame_placements(session, again, "alone", cards=[card])
             img, _ = vs.compose(session, places, again)
-            cv2.imwrite(str(cal_dir / f"{card}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            save_photo(cal_dir / f"{card}.jpg", img, upright)
         if cards:
             cal = _calibrate(cal_dir, deck)
             result.update(retaken=[str(c) for c in cards], recalibrate_exit=cal.returncode,
                           recalibrate_said=(cal.stdout + cal.stderr).strip().splitlines()[:6])
     result["deck_made"] = deck.is_file()
     if deck.is_file():
-        _score_answers(result, session, deck, paths, truths)
+        _score_answers(result, session, deck, paths, truths, upright)
     else:
         for truth in truths:
             counts = score_frame([], list(reversed(truth)), session.size)
@@ -197,8 +226,9 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True) -> d
     return result
 
 
-def _score_answers(result: dict, session, deck: Path, paths: list, truths: list) -> None:
-    """Read the play photos with ``recognize`` and add its answers' counts to ``result``."""
+def _score_answers(result: dict, session, deck: Path, paths: list, truths: list, upright: bool = False) -> None:
+    """Read the play photos with ``recognize`` and add its answers' counts to ``result``
+    (with ``upright``, the answers' corners are brought back onto the stored pictures)."""
     rec = subprocess.run(euchre_table() + ["recognize", "--mode", "plain", "--deck", str(deck),
                                            "--json"] + paths, capture_output=True, text=True, env=command_env())
     answers = {}
@@ -211,7 +241,8 @@ def _score_answers(result: dict, session, deck: Path, paths: list, truths: list)
     result["recognize_exit"] = rec.returncode
     for p, truth in zip(paths, truths):
         sightings = [{"card": Card(c["card"]) if c.get("card") else None,
-                      "centre": tuple(np.asarray(c["corners"], float).reshape(-1, 2).mean(axis=0)),
+                      "centre": tuple((unturned(c["corners"], session.size) if upright else
+                                       np.asarray(c["corners"], float).reshape(-1, 2)).mean(axis=0)),
                       "reason": None} for c in answers.get(p, [])]
         counts = score_frame(sightings, list(reversed(truth)), session.size)
         for key in ("in_view", "correct", "refused", "wrong"):
@@ -232,7 +263,7 @@ def said_lines(r: dict) -> list:
 
 
 def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, keep=None,
-              cameras=("webcam", "phone"), designs=PHOTO_DESIGNS, splits=("validation",)) -> int:
+              cameras=("webcam", "phone"), designs=PHOTO_DESIGNS, splits=("validation",), upright=False) -> int:
     cv2.setNumThreads(1)
     base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="euchre-photo-"))
     rows = []
@@ -240,11 +271,12 @@ def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, 
     busy.__enter__()
     try:
         print(f"photo mode, seed {seed}: {tables} tables ({', '.join(cameras)} taking turns), 24 "
-              f"calibration photos and {photos} photos of four cards each, through the command line",
+              f"calibration photos and {photos} photos of four cards each, through the command line"
+              + (", every photo stored as a phone held upright stores it (EXIF orientation 6)" if upright else ""),
               flush=True)
         for i, (session, sub) in enumerate(photo_tables(tables, seed, cameras, designs, splits)):
             rng = np.random.default_rng(sub)
-            r = run_table(session, rng, photos, base / f"table-{i:02d}")
+            r = run_table(session, rng, photos, base / f"table-{i:02d}", upright=upright)
             rows.append(r)
             n = max(1, r["in_view"])
             print(f"  {r['camera']:6s} {session.size[0]}x{session.size[1]} {r['design']:22s} "
@@ -294,6 +326,9 @@ def main(argv=None) -> int:
     ap.add_argument("--splits", default="validation",
                     help="surface splits: tuning (cloth, felt, oak), busy (tuning: carpet, grain, sisal, "
                     "terrazzo of our own) or validation (home tables)")
+    ap.add_argument("--upright", action="store_true",
+                    help="store every photo as a phone held upright does (turned a quarter when read, by its EXIF "
+                    "orientation)")
     args = ap.parse_args(argv)
     try:
         designs, splits = photo_choice(args.designs, args.splits)
@@ -308,7 +343,8 @@ def main(argv=None) -> int:
     if bad or not cameras:
         print(f"--cameras {args.cameras}: choose from {', '.join(PHOTO_CAMERAS)}", file=sys.stderr)
         return 2
-    return run_photo(args.tables, args.photos, args.seed, args.json, args.keep, cameras, designs, splits)
+    return run_photo(args.tables, args.photos, args.seed, args.json, args.keep, cameras, designs, splits,
+                     args.upright)
 
 
 def photo_choice(design_groups, split_names) -> tuple:

@@ -71,3 +71,18 @@ def test_photo_runs_pair_designs_cameras_and_surfaces_anew_with_each_seed():
         assert len({f for d, _, f in seen if d == design}) > 2, design
     fixed = [(s.design, s.surface) for s, _ in vp.photo_tables(6, 1, mixed=False)]
     assert fixed == [(s.design, s.surface) for s, _ in vp.photo_tables(6, 2, mixed=False)]
+
+
+def test_a_photo_stored_upright_is_read_turned_and_its_points_brought_back(tmp_path):
+    # ``--upright``: stored as the camera sees it and marked to be turned (EXIF 6), as a
+    # phone held upright stores it; what ``recognize`` answers on the turned picture is
+    # brought back onto the stored one before it is scored against the truth.
+    import cv2
+    img = np.zeros((48, 64, 3), np.uint8)
+    img[10:14, 40:44] = 255                                   # a spot at x 40-43, y 10-13
+    vp.save_photo(tmp_path / "up.jpg", img, upright=True)
+    seen = cv2.imread(str(tmp_path / "up.jpg"), cv2.IMREAD_COLOR)
+    assert seen.shape[:2] == (64, 48)
+    ys, xs = np.nonzero(seen.max(axis=2) > 128)
+    back = vp.unturned(np.stack([xs, ys], axis=1), (64, 48))
+    assert back[:, 0].min() >= 39 and back[:, 0].max() <= 44 and back[:, 1].min() >= 9 and back[:, 1].max() <= 14
