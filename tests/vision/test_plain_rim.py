@@ -150,7 +150,7 @@ def test_a_photo_cut_inside_the_card_is_cut_again_at_its_edge(rng, tmp_path):
         k = INSIDE if c == inside else 0
         corners[c] = np.float32([[x + k, y + k], [x + w - k, y + k], [x + w - k, y + h - k], [x + k, y + h - k]])
         faces[c] = face_of(picture, corners[c])
-        sizes[c] = (h - 2 * k) / picture.shape[0]
+        sizes[c] = (h - 2 * k) / min(picture.shape[:2])      # a share of the picture's short side
     well = face_of(laid[inside][0], np.float32([[30, 30], [30 + laid[inside][1][2], 30],
                                                  [30 + laid[inside][1][2], 30 + laid[inside][1][3]],
                                                  [30, 30 + laid[inside][1][3]]]))
