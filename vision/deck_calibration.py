@@ -163,10 +163,12 @@ def _pictures(folder: Path):
 def _read_picture(p: Path) -> np.ndarray:
     """A photo as ``recognize`` reads it (turned by its EXIF orientation, as a phone
     held upright marks its photos), or a cut-out face with its transparency."""
-    img = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)
-    if img is not None and (img.ndim == 2 or img.shape[2] != 4):
-        # Only the colour read turns a photo by its EXIF orientation (read without
-        # turning, a phone's upright photo lies on its side here and upright in play).
+    # Only the colour read turns a photo by its EXIF orientation (read without turning,
+    # a phone's upright photo lies on its side here and upright in play); a JPEG has no
+    # transparency to keep, so it is read once.
+    jpeg = p.suffix.lower() in (".jpg", ".jpeg")
+    img = cv2.imread(str(p), cv2.IMREAD_COLOR if jpeg else cv2.IMREAD_UNCHANGED)
+    if not jpeg and img is not None and (img.ndim == 2 or img.shape[2] != 4):
         img = cv2.imread(str(p), cv2.IMREAD_COLOR)
     if img is None:
         raise CalibrationError(f"{p.name}: cannot read this picture (damaged or not an image)")
