@@ -476,6 +476,11 @@ def _ring_as_table(frame_bgr: np.ndarray, outer: np.ndarray, inner: np.ndarray) 
             table, float(ring.sum()) / max(float(whole.sum()), 1.0))
 
 
+def _as_the_table(texture: float, like: float, table: float) -> bool:
+    # A band of a busy table: as full of edges as the table around and of its colours.
+    return table >= BUSY_AROUND and texture >= RING_TEXTURE and like >= RING_LIKE
+
+
 def took_in_the_table(frame_bgr: np.ndarray, outer: np.ndarray, inner: np.ndarray) -> bool:
     """Whether outline ``outer`` (corners, frame pixels), lying around outline ``inner``,
     is the inner card with a stretch of a busy table beside it: the ring between the two
@@ -487,7 +492,7 @@ def took_in_the_table(frame_bgr: np.ndarray, outer: np.ndarray, inner: np.ndarra
     outline half as long again as the card, which would be taken for the card (the
     outermost outline is a card, those inside it its picture frame)."""
     texture, like, table, share = _ring_as_table(frame_bgr, outer, inner)
-    return share >= RING_SHARE and table >= BUSY_AROUND and texture >= RING_TEXTURE and like >= RING_LIKE
+    return share >= RING_SHARE and _as_the_table(texture, like, table)
 
 
 STRIP_DEPTH = 0.15
@@ -516,7 +521,7 @@ def strip_of_the_table(frame_bgr: np.ndarray, corners: np.ndarray) -> list:
         inner = q.copy()
         inner[k], inner[(k + 1) % 4] = a + inward, b + inward
         texture, like, table, _ = _ring_as_table(frame_bgr, q, inner)
-        if table >= BUSY_AROUND and texture >= RING_TEXTURE and like >= RING_LIKE:
+        if _as_the_table(texture, like, table):
             sides.append(k)
     return sides
 
