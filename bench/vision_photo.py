@@ -129,6 +129,16 @@ def cards_to_take_again(said: str) -> list:
     return out
 
 
+PROGRESS = re.compile(r"(looking for the card in each|looking at each photo again|\s+\d+ of \d+ photos done|"
+                      r"checking the deck on)")
+"""Lines of ``calibrate deck`` that only say what it is doing: left out of what it said."""
+
+
+def _said(cal) -> list:
+    """The first lines ``calibrate deck`` said (its progress left out)."""
+    return [line for line in (cal.stdout + cal.stderr).strip().splitlines() if not PROGRESS.match(line)][:6]
+
+
 def _calibrate(cal_dir: Path, deck: Path):
     return subprocess.run(euchre_table() + ["calibrate", "deck", "--from-dir", str(cal_dir),
                                             "--out", str(deck)], capture_output=True, text=True, env=command_env())
@@ -176,7 +186,7 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True, upri
     cal = _calibrate(cal_dir, deck)
     result = {"camera": session.profile.name, "design": session.design, "surface": session.surface,
               "card_px": round(session.card_px()), "calibrate_exit": cal.returncode,
-              "calibrate_said": (cal.stdout + cal.stderr).strip().splitlines()[:6],
+              "calibrate_said": _said(cal),
               "retaken": [], "in_view": 0, "correct": 0, "refused": 0, "wrong": 0, "wrong_cards": []}
     truths, paths = [], []
     for k in range(photos):
@@ -207,7 +217,7 @@ def run_table(session, rng, photos: int, folder: Path, retake: bool = True, upri
         if cards:
             cal = _calibrate(cal_dir, deck)
             result.update(retaken=[str(c) for c in cards], recalibrate_exit=cal.returncode,
-                          recalibrate_said=(cal.stdout + cal.stderr).strip().splitlines()[:6])
+                          recalibrate_said=_said(cal))
     result["deck_made"] = deck.is_file()
     if deck.is_file():
         _score_answers(result, session, deck, paths, truths, upright)

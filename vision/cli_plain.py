@@ -70,7 +70,7 @@ def _calibrate_deck(args) -> int:
     miscut = {}
     try:
         if args.from_dir:
-            deck = calibrate_from_dir(args.from_dir, name=args.name)
+            deck = calibrate_from_dir(args.from_dir, name=args.name, progress=lambda m: print(m, flush=True))
             # A face that looks cut from a wrong outline is named with its photo (see
             # vision.plain.calibration.miscut_faces). The deck is still written, as some
             # decks print the cards of a rank unlike each other; a nine or ten that fits
@@ -82,7 +82,9 @@ def _calibrate_deck(args) -> int:
             said = miscut_message(faces, deck.aspect, photos={c: p.name for c, p in photos.items()}, bad=miscut)
             if said:
                 print(f"warning: {said}", file=sys.stderr)
-            check = self_check(deck, fresh_views(args.from_dir, deck))
+            views = fresh_views(args.from_dir, deck)
+            print(f"checking the deck on {sum(map(len, views.values()))} other views of its cards", flush=True)
+            check = self_check(deck, views)
             how = "from other views (more photos of a card, or each photo turned, moved and relit)"
         elif args.camera is not None or args.picamera or args.frames:
             from vision.sources import open_source

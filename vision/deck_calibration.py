@@ -17,6 +17,7 @@ A deck that fails the check is not written.
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Mapping, Optional
@@ -175,17 +176,26 @@ def _read_picture(p: Path) -> np.ndarray:
     return img
 
 
-def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
+def calibrate_from_dir(folder, name: Optional[str] = None, progress=None,
+                       clock=time.monotonic) -> PlainDeck:
     """Templates from a folder holding one picture per card named like ``JH.png``
     (``10H`` or ``TH`` for tens; .png .jpg .jpeg .bmp .tif .webp .avif): a photo of the card
     lying alone on the table, taken with the table's camera, or a tight crop with
     transparency around the card. Pictures named like ``JH-2.png`` are further views,
-    used only by the check (see :func:`fresh_views`)."""
+    used only by the check (see :func:`fresh_views`).
+
+    ``progress`` (a function of one line of text) is told what is being done: each pass
+    over the photos, and how many are done whenever ``PROGRESS_EVERY`` seconds (of
+    ``clock``) have passed since it was last told, as on a busy tablecloth a photo can
+    take seconds (minutes on a Raspberry Pi for the whole deck)."""
     folder = Path(folder)
     found, _ = _pictures(folder)
     faces, sizes, corners, bad, no_card = {}, {}, {}, [], []
     strips = {}         # card: its outline found only with a strip of the table (StripTaken)
-    for card, p in found.items():
+    tell = _Progress(progress, clock)
+    tell(f"looking for the card in each of {len(found)} photos")
+    for k, (card, p) in enumerate(found.items()):
+        tell.count(k, len(found))
         # Every photo is looked at, so that one message names all those to take again.
         try:
             faces[card], sizes[card], corners[card] = _face_and_size(_read_picture(p), p.name, with_corners=True)
@@ -254,7 +264,9 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
         # the card, with the table at two corners (a J♦ on tuning photos, then refused by
         # its check as taken for the Q♦).
         rim = deck_rim(faces, aspect)
-        for card, p in found.items():
+        tell("looking at each photo again with the deck's shape and size")
+        for k, (card, p) in enumerate(found.items()):
+            tell.count(k, len(found))
             img = _as_bgr(_flatten(_read_picture(p)), p.name)
             better = _second_look([img], aspect, size * picture_side(img), with_corners=True)
             if better is not None and rim_misfit(better[0], rim) <= rim_misfit(faces[card], rim):
@@ -264,6 +276,28 @@ def calibrate_from_dir(folder, name: Optional[str] = None) -> PlainDeck:
         _grow_inner(found, faces, sizes, corners)
         aspect, size = check_shapes(faces, sizes)
     return build_deck(faces, name=name or folder.name, card_px=size)
+
+
+PROGRESS_EVERY = 10.0
+"""Seconds between two counts of the photos done (``calibrate_from_dir``'s ``progress``)."""
+
+
+class _Progress:
+    """Tells ``progress`` (if any) a line, and a count of the photos done when
+    ``PROGRESS_EVERY`` seconds have passed since the last line."""
+
+    def __init__(self, progress, clock):
+        self.progress, self.clock = progress, clock
+        self.last = clock()
+
+    def __call__(self, line: str) -> None:
+        if self.progress is not None:
+            self.progress(line)
+            self.last = self.clock()
+
+    def count(self, done: int, total: int) -> None:
+        if done and self.clock() - self.last >= PROGRESS_EVERY:
+            self(f"  {done} of {total} photos done")
 
 
 def _checked_shapes(found: dict, faces: dict, sizes: dict, corners: dict, photos: list) -> tuple:
@@ -376,9 +410,9 @@ def _second_look(frames: list, aspect: float, size_px: float, blind: bool = Fals
     runs = []
     for k, frame in enumerate(frames):
         table = tables[k] if tables else None
-        first = top_level(find_outlines(frame, None, table=table))
+        first = top_level(find_outlines(frame, None, table=table, alone=table is None))
         again = top_level(find_outlines(frame, aspect, sizes=(size_px,), min_long=SIZE_RANGE[0] * size_px,
-                                        max_long=SIZE_RANGE[1] * size_px, table=table))
+                                        max_long=SIZE_RANGE[1] * size_px, table=table, alone=table is None))
         if odd and not (len(again) == 1 and deck_like(again[0])):
             found = again if len(again) == 1 else first
             picture = pictures[k] if pictures else None

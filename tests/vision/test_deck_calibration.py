@@ -247,6 +247,37 @@ def test_two_cards_on_a_plaid_cloth_are_still_two():
 
 
 @needs_art
+def test_a_lone_cards_photo_leaves_the_cloths_squares_out_before_they_are_grown(monkeypatch):
+    # On a plaid every square is card-shaped: thousands of outlines, each looked around
+    # for the card's edge (grown, pulled in) at seconds a photo. In a photo of one card
+    # lying alone they share the cloth's colours and are left out first; the card is
+    # still found at its own outline.
+    from bench.plain_tuning.scenes import corner_error
+    from vision.plain import find
+    from vision.plain.calibration import lone_card
+    frame, truth = _plaid_photo(1)
+    handed, stop = [], {"now": True}
+    grow = find.grow_outlines
+
+    class Counted(Exception):
+        pass
+
+    def counting(frame, outlines, *args, **kw):
+        handed.append(len(outlines))
+        if stop["now"]:
+            raise Counted
+        return grow(frame, outlines, *args, **kw)
+
+    monkeypatch.setattr(find, "grow_outlines", counting)
+    with pytest.raises(Counted):
+        find.find_outlines(frame, None)           # not known to be alone: every outline
+    every = handed.pop()
+    stop["now"] = False
+    assert corner_error(lone_card(frame).corners, truth["corners"]) < 4.0
+    assert every > 1000 and handed[0] < every / 5, (every, handed)
+
+
+@needs_art
 def test_a_crop_with_transparency_is_taken_as_it_is():
     rgba = art.card_image("standard", "KS", 300)
     face = face_from_image(rgba, "KS.png")
@@ -308,6 +339,36 @@ def test_calibrate_deck_command_writes_a_deck_that_passed_its_check(photo_dir, t
     printed = capsys.readouterr().out
     assert "24 of 24 cards read back as themselves" in printed and "closest cards" in printed
     assert plain.load_deck(out).cards == list(DECK)
+    # What it is doing is said as it goes (on a busy cloth a Raspberry Pi takes minutes).
+    assert printed.index("looking for the card in each of 24 photos") \
+        < printed.index("looking at each photo again with the deck's shape and size") \
+        < printed.index("checking the deck on 24 other views") < printed.index("self-check:")
+
+
+def test_calibration_from_photos_counts_the_photos_done_when_it_takes_long(tmp_path, monkeypatch):
+    # Each photo takes 4 s of the clock: a count every third photo; none while it is quick.
+    from vision import deck_calibration
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    told, now = [], [0.0]
+    read = deck_calibration._read_picture
+
+    def slow_read(path):
+        now[0] += 4.0
+        return read(path)
+
+    monkeypatch.setattr(deck_calibration, "_read_picture", slow_read)
+    clock = lambda: now[0]          # noqa: E731
+    for card in DECK:
+        cv2.imwrite(str(folder / f"{card}.png"), np.full((60, 80, 3), 90, np.uint8))
+    with pytest.raises(CalibrationError, match="no card found"):
+        calibrate_from_dir(folder, progress=told.append, clock=clock)
+    assert told[0] == "looking for the card in each of 24 photos"
+    assert told[1:] == [f"  {k} of 24 photos done" for k in (3, 6, 9, 12, 15, 18, 21)]
+    told.clear()
+    with pytest.raises(CalibrationError, match="no card found"):
+        calibrate_from_dir(folder, progress=told.append)
+    assert told == ["looking for the card in each of 24 photos"]
 
 
 @needs_art

@@ -124,18 +124,18 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
     (``photo.strip_of_the_table``) has that side moved in to the card's edge
     (``photo.pulled_in``), or is no card found (``StripTaken``, holding the outline)."""
     markers = None if table is not None else marker_centres(frame)
-    outlines = top_level(not_the_mat(find_outlines(frame, None, table=table), markers))
+    outlines = top_level(not_the_mat(find_outlines(frame, None, table=table, alone=table is None), markers))
     if not outlines and table is None and frame.shape[1] > WORK_WIDTH:
         # A small card in a large photo (a phone held high) may have lost its sides at
         # the finder's working size: the photo is looked at again at its own size.
-        outlines = top_level(not_the_mat(find_outlines(frame, None, work_width=frame.shape[1]), markers))
+        outlines = top_level(not_the_mat(find_outlines(frame, None, work_width=frame.shape[1], alone=True), markers))
     if not outlines and table is None:
         outlines = paper_outlines(frame)
     if not outlines and table is None:
         # A light card on a light, veined surface (marble, a tile's grout running along
         # one side): one side may lie on a step over less of its length. The face cut
         # so is still held to the other cards' shape and size, and read back.
-        outlines = top_level(not_the_mat(find_outlines(frame, None, lenient=True), markers))
+        outlines = top_level(not_the_mat(find_outlines(frame, None, lenient=True, alone=True), markers))
     if not outlines:
         raise NoCardFound(f"{what}: no card found in it; lay one card alone, face up and "
                                "whole, in view of the camera (at least 60 px long)")

@@ -77,7 +77,7 @@ from vision.plain.outline import (ANY_CARD, CANNY_HIGH, CANNY_LOW, FAINT_CANNY, 
                                   STEP, WORK_WIDTH, _has_picture, _hull_quad, _overlap, _suppress, _table_veto, _verify,
                                   candidates, clockwise, connected_blobs, corners_of, edge_map, partner_lengths,
                                   photo_aspects, quad_shape, quick_support, segments, step_profiles)
-from vision.plain.photo import around_the_table, grow_outlines, pull_in_outlines, region_outlines
+from vision.plain.photo import ALONE_LIKE, around_the_table, grow_outlines, pull_in_outlines, region_outlines, shared_colours
 from vision.plain.seat import seat_on_paper
 
 TABLE_OWN = 0.6
@@ -93,7 +93,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
                   mask: Optional[np.ndarray] = None, stats: Optional[dict] = None,
                   min_long: float = MIN_LONG_SIDE, max_long: float = np.inf,
                   table=None, faint: bool = False, slant: float = 0.0, work_width: int = WORK_WIDTH,
-                  edge_maps: Optional[tuple] = None, lenient: bool = False) -> list:
+                  edge_maps: Optional[tuple] = None, lenient: bool = False, alone: bool = False) -> list:
     """Card-shaped outlines in a BGR frame (see the module's description).
 
     ``aspect`` is the deck's width/height (None: any card from 0.55 to 0.82 is looked
@@ -109,7 +109,10 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     ``lenient``: in a single photo, outlines of the first two tiers pass with one side on
     a step over less of its length (``LENIENT_SUPPORT``): for a calibration photo of one
     card in which none was found otherwise (its results are then checked against the
-    other cards' shape and size, and read back)."""
+    other cards' shape and size, and read back). ``alone``: a photo of one card lying
+    alone on the table (a calibration photo): outlines that share most of their colours
+    with the rest of the photo (``photo.ALONE_LIKE``: a checked cloth's squares) are
+    dropped before they are grown or pulled in."""
     h, w = frame_bgr.shape[:2]
     lenient = lenient and table is None
     scale = min(1.0, work_width / w)
@@ -192,6 +195,8 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
         outlines = seat_on_paper(colour, outlines, table, aspect, min_long, max_long)
     if table is None:
         outlines += region_outlines(frame_bgr, scale, aspect, min_long, max_long, mask, slant=slant)
+    if table is None and outlines and alone:
+        outlines = kept(outlines, shared_colours(frame_bgr, np.stack([o.corners for o in outlines])) < ALONE_LIKE)
     if table is None and outlines:
         outlines = grow_outlines(frame_bgr, outlines, aspect, min_long, max_long, slant=slant)
         outlines = pull_in_outlines(frame_bgr, outlines, aspect, min_long, max_long, slant=slant)
