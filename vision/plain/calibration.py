@@ -10,7 +10,7 @@ from vision.plain.background import TableModel
 from vision.plain.deck import picture_side
 from vision.plain.find import find_outlines, kept, top_level
 from vision.plain.merge import _merge
-from vision.plain.outline import MIN_LONG_SIDE, PHOTO_CARD, WORK_WIDTH, _verify, clockwise, quad_shape
+from vision.plain.outline import MIN_LONG_SIDE, PHOTO_CARD, WORK_WIDTH, _overlap, _verify, clockwise, quad_shape
 from vision.plain.photo import REGION_GROWTH, mask_quads, pulled_in, strip_of_the_table
 from vision.plain.straighten import face_of
 from vision.zones import detect_markers
@@ -250,13 +250,26 @@ def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
     ``TABLE_LIKE``, and each band along their sides below ``BAND_LIKE``) and not the
     table's markers, or all of them when none is. For a photo of one card, with no
     empty table learnt: two cards on the table are both unlike it, and are still refused
-    as two."""
+    as two. The largest outline unlike the table inside alone, when the others so unlike
+    it all lie apart from it and are less than half its size: the card with a strip of
+    the table beside it (``lone_card`` then moves that side in, or says so)."""
     like, bands = table_likeness(frame, [o.corners for o in outlines])
     bands = bands.max(axis=1)
     # The table's ArUco markers are unlike any cloth and never a card.
     centres = marker_centres(frame)
+    inside = [o for o, v in zip(outlines, like) if v < TABLE_LIKE and not _holds_a_marker(o.corners, centres)]
     unlike = [o for o, v, band in zip(outlines, like, bands) if v < TABLE_LIKE and band < BAND_LIKE
               and not _holds_a_marker(o.corners, centres)]
+    if inside:
+        # The largest outline unlike the table inside, but with a band of it along a side,
+        # is the card with a strip of the cloth beside it (looked at again by the
+        # caller) when what else is unlike the table is far smaller and lies apart from
+        # it: a square of a plaid's darker stripes unlike the cloth's mix (0.15 of the
+        # card's area) is no card.
+        big = max(inside, key=lambda o: o.area)
+        if unlike and all(o is not big and o.area < 0.5 * big.area and _overlap(o.corners, big.corners) == 0
+                          for o in unlike):
+            return [big]
     return unlike or outlines
 
 
