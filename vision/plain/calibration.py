@@ -257,16 +257,16 @@ def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
     bands = bands.max(axis=1)
     # The table's ArUco markers are unlike any cloth and never a card.
     centres = marker_centres(frame)
-    inside = [o for o, v in zip(outlines, like) if v < TABLE_LIKE and not _holds_a_marker(o.corners, centres)]
-    unlike = [o for o, v, band in zip(outlines, like, bands) if v < TABLE_LIKE and band < BAND_LIKE
-              and not _holds_a_marker(o.corners, centres)]
+    inside = [(o, band) for o, v, band in zip(outlines, like, bands)
+              if v < TABLE_LIKE and not _holds_a_marker(o.corners, centres)]
+    unlike = [o for o, band in inside if band < BAND_LIKE]
     if inside:
         # The largest outline unlike the table inside, but with a band of it along a side,
         # is the card with a strip of the cloth beside it (looked at again by the
         # caller) when what else is unlike the table is far smaller and lies apart from
         # it: a square of a plaid's darker stripes unlike the cloth's mix (0.15 of the
         # card's area) is no card.
-        big = max(inside, key=lambda o: o.area)
+        big = max((o for o, _ in inside), key=lambda o: o.area)
         if unlike and all(o is not big and o.area < 0.5 * big.area and _overlap(o.corners, big.corners) == 0
                           for o in unlike):
             return [big]
