@@ -517,9 +517,13 @@ def self_check(deck: PlainDeck, views: Mapping, table: Optional[TableModel] = No
             seen = recognize_plain(frame, deck, table=_frozen(table) if table is not None else None)
             named = [s for s in seen if s.card is not None]
             if not named:
-                guesses = [str(s.guess) for s in seen if s.guess is not None and s.guess != card]
-                if guesses and not any(s.guess == card for s in seen):
-                    confused[card] = ", ".join(guesses)
+                # Only the likeliest outline stands for the card (as in ``_why_refused``):
+                # on a busy table the others are pieces of it, whose guesses say nothing
+                # of what this deck confuses (a view of 10C on a plaid gave 29 of them,
+                # and every card so named would have been set aside).
+                guessed = [s for s in seen if s.guess is not None]
+                if guessed and not any(s.guess == card for s in guessed):
+                    confused[card] = str(max(guessed, key=lambda s: s.confidence).guess)
             if [s.card for s in named] == [card]:
                 s = named[0]
                 rival = (s.detail or {}).get("rival")

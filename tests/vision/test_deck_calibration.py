@@ -1461,6 +1461,30 @@ def test_a_view_refused_among_many_outlines_is_told_in_one_short_phrase():
     assert _why_refused([], Card("QH")) == "no card found"
 
 
+def test_a_view_refused_on_a_busy_cloth_is_confused_with_the_likeliest_outlines_guess_only(monkeypatch):
+    # On a plaid a view of the 10♣ was refused, with 29 other outlines (squares of the
+    # cloth) refused beside it: the check said "10C: taken for 9S, KD, KD, KS, ..." and
+    # every card so named was set aside with it, too many for the deck to be made. The
+    # guess of the likeliest outline, the card's, is the one that says what the deck
+    # confuses.
+    from vision import deck_calibration
+    from vision.deck_calibration import held_by_check
+    from vision.plain import Sighting
+
+    def refused(guess, confidence):
+        return Sighting(None, [], confidence, reason="refused only by the margin", guess=Card(guess))
+
+    table = [refused(g, 0.2 + 0.01 * i) for i, g in enumerate(["9S", "KD", "KS", "AH", "JD", "JC"])]
+    views = {"10C": [np.zeros((8, 8, 3), np.uint8)]}
+    monkeypatch.setattr(deck_calibration, "recognize_plain", lambda *a, **k: [*table, refused("10S", 0.8)])
+    check = self_check(None, views)
+    assert check["confused"] == {Card("10C"): "10S"}
+    assert held_by_check(check) == [Card("10C"), Card("10S")]
+    # A view in which some outline was guessed as the card is not confused at all.
+    monkeypatch.setattr(deck_calibration, "recognize_plain", lambda *a, **k: [*table, refused("10C", 0.1)])
+    assert self_check(None, views)["confused"] == {}
+
+
 @needs_art
 def test_a_phone_held_upright_calibrates_a_deck_that_reads_its_upright_photos(tmp_path):
     # A phone held upright keeps its photos lying on their side and marks them to be
