@@ -855,3 +855,41 @@ def test_an_outline_that_took_in_the_carpet_beside_a_lone_card_is_not_the_card()
         photo, truth = next((f, t) for c, f, t in calibration_photos(session, rng) if str(c) == "QS")
     photo = cv2.imdecode(cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 95])[1], cv2.IMREAD_COLOR)
     assert corner_error(lone_card(photo).corners, truth["corners"]) < 4.0
+
+
+
+def test_the_checks_of_a_tartan_cloth_are_not_taken_for_cards_with_the_learnt_table():
+    # A tartan is busy: its lines are steps under any card's sides too, so the side check
+    # cannot tell its checks from cards. On this 640x480 tuning plaid 24-31 of them a
+    # frame were found beside four cards, each read, refused and fitted again (a second
+    # of CPU a frame). A check shows the cloth's pattern where the empty table has it;
+    # a card hides it.
+    from bench import vision_sets as vs
+    from bench.plain_tuning import textures
+    from bench.vision_plain import plan
+    from engine.cards import DECK, Card
+    from vision.plain import SIZE_RANGE, TABLE_MAX_SLANT
+    from vision.plain.find import faint_outlines
+    from vision.synth import compose_scene
+    with textures.registered():
+        *_, session, sub = plan(["generated"], ["tuning", "busy"], 6, 948, ["patterned"])[2]
+        assert (session.design, session.surface, session.size) == ("gen-16", "tune:plaid", (640, 480))
+        rng = np.random.default_rng(sub)
+        empty = compose_scene([], size=session.size, rng=rng, **session.conditions())
+        table = TableModel()
+        for _ in range(5):
+            table.learn(empty.shoot(rng)[0])
+        assert table.busy
+        pick = [DECK[int(j)] for j in rng.choice(len(DECK), size=4, replace=False)]
+        places, extra = vs.frame_placements(session, rng, "play", cards=pick)
+        frame, truth = vs.compose(session, places, rng, **extra)
+    face = art.card_image("gen-16", Card("AS"), 300)
+    size = session.card_px()
+    kw = dict(sizes=(size,), min_long=SIZE_RANGE[0] * size, max_long=SIZE_RANGE[1] * size)
+    outlines = find_outlines(frame, face.shape[1] / face.shape[0], table=table, slant=TABLE_MAX_SLANT, **kw)
+    outlines = faint_outlines(frame, table.foreground(frame), outlines, face.shape[1] / face.shape[0], table, **kw)
+    cards = [np.asarray(t["corners"], np.float32) for t in truth]
+    on_the_cloth = [o.corners.round().tolist() for o in outlines
+                    if all(cv2.intersectConvexConvex(o.corners.astype(np.float32), c)[0] == 0 for c in cards)]
+    assert on_the_cloth == []
+    assert _found(outlines, truth, tol=0.05 * size) == [True] * 4

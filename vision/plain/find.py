@@ -26,7 +26,8 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    ``STEP`` that stands ``PEAK`` times above the table just outside; asked for a lone
    card's photo in which none was found, one side over less: ``LENIENT_SUPPORT``), the
    shape must be the deck's, and opposite sides nearly equal. With the learnt table, an outline whose
-   sides are steps the empty table has too is the table's (a box printed on the mat).
+   sides are steps the empty table has too is the table's (a box printed on the mat); on a
+   busy table, so is an outline inside which the table's pattern is still seen (``table_seen``).
    Then each side is seated on the card's paper (``seat_on_paper``): moved outward to
    where the card's light rim ends, when the strongest step was its print's edge.
    Overlapping outlines are one card (``_merge``).
@@ -74,7 +75,8 @@ import numpy as np
 from vision.plain.change import change_outlines
 from vision.plain.merge import _merge
 from vision.plain.outline import (ANY_CARD, CANNY_HIGH, CANNY_LOW, FAINT_CANNY, MIN_LONG_SIDE, MIN_SEGMENT, PHOTO_CARD,
-                                  STEP, WORK_WIDTH, _has_picture, _hull_quad, _overlap, _suppress, _table_veto, _verify,
+                                  STEP, WORK_WIDTH, _has_picture, _hull_quad, _inside_convex, _overlap, _suppress,
+                                  _table_veto, _verify,
                                   candidates, clockwise, connected_blobs, corners_of, edge_map, partner_lengths,
                                   photo_aspects, quad_shape, quick_support, segments, step_profiles)
 from vision.plain.photo import ALONE_LIKE, around_the_table, grow_outlines, pull_in_outlines, region_outlines, shared_colours
@@ -318,11 +320,17 @@ def _not_the_tables(outlines: list, colour: np.ndarray, table) -> list:
     learnt table's picture. A card hides the table under it, so at most the sides that
     lie along the table's lines are shared; a box printed on the mat shares all four.
     (The table's edge map misses faint lines: Canny keeps no strong pixel of them.)
-    On a busy table (``table.busy``: terrazzo, a loop carpet) the table's picture has
-    steps nearly everywhere, under any card's sides too: all outlines are kept (but see
-    ``faint_outlines``)."""
+    On a busy table (``table.busy``: terrazzo, a loop carpet, a checked cloth) the
+    table's picture has steps nearly everywhere, under any card's sides too: there an
+    outline is the table's where its pattern is still seen inside it (``table_seen``:
+    a check of the cloth, a chip of the terrazzo), and so is one that holds a card's
+    outline with a strip of the table beside it (``_reaching_onto_the_table``); the
+    rest are kept (but see ``faint_outlines``)."""
     if getattr(table, "busy", False):
-        return outlines
+        seen = table_seen(np.stack([o.corners for o in outlines]), colour, table.mean)
+        outlines = [o for o, x in zip(outlines, seen, strict=True) if not x]
+        astray = _reaching_onto_the_table(outlines, colour, table.mean)
+        return [o for o, x in zip(outlines, astray, strict=True) if not x]
     own = table_own(outlines, colour, table.mean)
     return [o for o, x in zip(outlines, own, strict=True) if not x]
 
@@ -361,6 +369,108 @@ def table_own(outlines: list, colour: np.ndarray, mean: np.ndarray) -> list:
     at, at_table = st.max(axis=3), st_table.max(axis=3)
     shared = (at_table >= STEP) & (at_table >= 0.3 * at)
     return [bool(x) for x in (shared.mean(axis=2) >= TABLE_OWN).sum(axis=1) >= 3]
+
+
+SAME_PATTERN = 0.7
+"""On a busy table, an outline inside which the frame's grey correlates with the empty
+table's picture (``TableModel.mean``) by at least this much, at the same places, shows the
+table, not a card: a card hides the pattern under it. On tuning frames of the busy and
+printed cloths and of the A4 mats laid on the busy textures (seeds 965-966, play, hands,
+overlaps and glare, 2,224 outlines), outlines on the cards correlated at -0.39 to 0.38,
+the table's own outlines at 0.94 or more for nine in ten of them (median 0.998)."""
+PATTERN_CONTRAST = 4.0
+"""... where the table's picture varies there (standard deviation of its grey, grey levels)
+by at least this much: over a plain part of the table (an A4 mat's paper) the correlation
+is of noise."""
+_PATTERN_UV = [a.ravel() for a in np.meshgrid(np.linspace(0.05, 0.95, 12), np.linspace(0.05, 0.95, 16))]
+_PATTERN_WEIGHTS = np.stack([(1 - _PATTERN_UV[0]) * (1 - _PATTERN_UV[1]), _PATTERN_UV[0] * (1 - _PATTERN_UV[1]),
+                             _PATTERN_UV[0] * _PATTERN_UV[1], (1 - _PATTERN_UV[0]) * _PATTERN_UV[1]], axis=1)
+
+
+def table_seen(quads, colour: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """Per quadrilateral (N, 4, 2, frame px), whether the empty table's pattern is still
+    seen inside it (``SAME_PATTERN``, ``PATTERN_CONTRAST``): the frame's grey and the
+    table's picture ``mean`` (``TableModel.mean``, up to 640 px wide) compared at 192
+    points inside it, 5% clear of its sides. Exposure and the light's colour do not count
+    (a correlation), so a lamp's glare over a check of the cloth leaves it the table's.
+
+    >>> table = np.indices((120, 160)).sum(axis=0) % 16 * 12.0
+    >>> table = np.repeat(table[:, :, None], 3, axis=2)                # a striped cloth
+    >>> frame = (table * 0.8 + 20).astype(np.uint8)                     # darker, nothing on it
+    >>> quad = np.float32([[[40, 30], [100, 30], [100, 110], [40, 110]]])
+    >>> table_seen(quad, frame, table).tolist()
+    [True]
+    >>> frame[30:110, 40:100] = 230                                     # a card laid there
+    >>> table_seen(quad, frame, table).tolist()
+    [False]
+    """
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    if not len(quads):
+        return np.zeros(0, bool)
+    centre = quads.mean(axis=1, keepdims=True)
+    points = np.einsum("mk,nkd->nmd", _PATTERN_WEIGHTS, centre + (quads - centre) * 0.9)
+    return _pattern_seen(points, np.ones(points.shape[:2], bool), colour, mean)
+
+
+def _pattern_seen(points: np.ndarray, use: np.ndarray, colour: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """Per row of ``points`` (N, M, 2, frame px), whether the frame's grey at those of them
+    that ``use`` (N, M) marks correlates with the empty table's picture ``mean`` by
+    ``SAME_PATTERN`` or more where that picture varies by ``PATTERN_CONTRAST`` or more."""
+    scale = mean.shape[1] / colour.shape[1]
+    work = colour if scale >= 1 else cv2.resize(colour, (mean.shape[1], mean.shape[0]), interpolation=cv2.INTER_AREA)
+    h, w = mean.shape[:2]
+    x = np.clip(np.round(points[..., 0] * scale).astype(np.int64), 0, w - 1)
+    y = np.clip(np.round(points[..., 1] * scale).astype(np.int64), 0, h - 1)
+    n = np.maximum(use.sum(axis=1), 1)
+    a = work[y, x].astype(np.float32).mean(axis=2)
+    b = mean[y, x].astype(np.float32).mean(axis=2)
+    a -= ((a * use).sum(axis=1) / n)[:, None]
+    b -= ((b * use).sum(axis=1) / n)[:, None]
+    a, b = a * use, b * use
+    spread_a, spread_b = np.sqrt((a * a).sum(axis=1) / n), np.sqrt((b * b).sum(axis=1) / n)
+    corr = (a * b).sum(axis=1) / n / np.maximum(spread_a * spread_b, 1e-6)
+    return (corr >= SAME_PATTERN) & (spread_b >= PATTERN_CONTRAST)
+
+
+HOLDS_A_CARD = 0.5
+"""On a busy table, an outline holding a smaller one of at least this share of its area
+(a card) is the card with a strip of the table beside it where the part beyond the
+smaller one shows the table's pattern (``_reaching_onto_the_table``)."""
+BEYOND_POINTS = 24
+"""Fewest sample points beyond the smaller outline for that part to be judged."""
+_BEYOND_UV = [a.ravel() for a in np.meshgrid(np.linspace(0.01, 0.99, 24), np.linspace(0.01, 0.99, 32))]
+_BEYOND_WEIGHTS = np.stack([(1 - _BEYOND_UV[0]) * (1 - _BEYOND_UV[1]), _BEYOND_UV[0] * (1 - _BEYOND_UV[1]),
+                            _BEYOND_UV[0] * _BEYOND_UV[1], (1 - _BEYOND_UV[0]) * _BEYOND_UV[1]], axis=1)
+
+
+def _reaching_onto_the_table(outlines: list, colour: np.ndarray, mean: np.ndarray) -> list:
+    """Per outline, whether it is a card with a strip of a busy table beside it: it
+    holds a smaller outline of most of its area (``HOLDS_A_CARD``), and beyond that one
+    (by 2 px) it shows the table's pattern (``_pattern_seen`` at the points of a 24x32
+    grid that lie there, ``BEYOND_POINTS`` at least). Such an outline overlapped the
+    cloth's checks beside the card, and went with them when they were merged; without
+    them it holds the card's own outline and would be taken for the card."""
+    n = len(outlines)
+    out = [False] * n
+    if n < 2:
+        return out
+    q = np.stack([o.corners for o in outlines]).astype(np.float64)
+    area = np.array([o.area for o in outlines])
+    for i in range(n):
+        inner = [j for j in range(n) if j != i and HOLDS_A_CARD * area[i] <= area[j] < area[i]
+                 and _overlap(q[i], q[j]) > 0.97]
+        if not inner:
+            continue
+        points = _BEYOND_WEIGHTS @ q[i]
+        for j in inner:
+            c = q[j].mean(axis=0)
+            half = 0.5 * np.sqrt(area[j])
+            grown = c + (q[j] - c) * (1 + 2.0 / max(half, 1.0))
+            use = ~_inside_convex(grown[None], points)[0]
+            if use.sum() >= BEYOND_POINTS and _pattern_seen(points[None], use[None], colour, mean)[0]:
+                out[i] = True
+                break
+    return out
 
 
 PHOTO_REACH, PHOTO_REACH_MAX = 0.12, 40.0
