@@ -124,6 +124,9 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     both = edges | cv2.resize(chroma, (ew, eh), interpolation=cv2.INTER_NEAREST)
     both_all = both.copy()
     veto = None
+    # On a busy table, candidates that show the table's pattern inside are dropped before
+    # they are verified (``table_seen``): a tartan gives hundreds.
+    pattern = table.mean if table is not None and getattr(table, "busy", False) and _has_picture(table) else None
     table_edges = table.table_edges(frame_bgr) if table is not None and table.ready else None
     if table_edges is not None and table_edges.shape == edges.shape:
         veto = _table_veto(table, table_edges, scale)
@@ -191,7 +194,7 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     if messy:
         outlines += _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes,
                                    min_long, both_all, stats, max_long, veto, free, photo=table is None, slant=slant,
-                                   far_corners=far_corners, lenient=lenient)
+                                   far_corners=far_corners, lenient=lenient, pattern=pattern)
     if veto is not None and outlines and _has_picture(table):
         outlines = _not_the_tables(outlines, colour, table)
         outlines = seat_on_paper(colour, outlines, table, aspect, min_long, max_long)
@@ -480,7 +483,7 @@ a corner's completed card is also looked for."""
 
 def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspect, sizes, min_long,
                    both_all, stats, max_long=np.inf, veto=None, free=None, photo=False, slant=0.0,
-                   far_corners=None, lenient=False):
+                   far_corners=None, lenient=False, pattern=None):
     """Tier 2: outlines completed from the corners of the ``messy`` blobs. In a single
     photo (``photo``), the outlines whose sides run to their far corners are verified
     apart and added to ``far_corners`` (a list), not returned: they are used only where
@@ -520,11 +523,11 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
     if not quads:
         return []
     return _corner_outlines(np.concatenate(quads), colour, both_all, scale, aspect, min_long, max_long,
-                            veto, free, photo, slant, stats, lenient=lenient)
+                            veto, free, photo, slant, stats, lenient=lenient, pattern=pattern)
 
 
 def _corner_outlines(quads, colour, both_all, scale, aspect, min_long, max_long, veto, free, photo, slant,
-                     stats=None, lenient=False) -> list:
+                     stats=None, lenient=False, pattern=None) -> list:
     """The outlines among corner candidates ``quads``: whole in the frame, of a card's
     size, on edges for most of their sides, and verified."""
     if len(quads) == 0:
@@ -547,6 +550,14 @@ def _corner_outlines(quads, colour, both_all, scale, aspect, min_long, max_long,
         stats["corner candidates"] = len(quads)
     _, long_side, _ = quad_shape(quads)
     reach = float(np.clip(0.05 * np.median(long_side), 3, 8))
+    if pattern is not None:
+        # (After the reach is set: it is the candidates' own, the table's included.)
+        seen = table_seen(quads, colour, pattern)
+        if stats is not None:
+            stats["the table's own"] = int(seen.sum())
+        quads = quads[~seen]
+        if len(quads) == 0:
+            return []
     out = _verify(colour, quads, aspect, min_long, reach=reach, max_long=max_long, veto=veto, free=free, slant=slant,
                   lenient=lenient)
     if photo:
