@@ -31,7 +31,7 @@ from vision.plain.background import COARSE, TableModel
 from vision.plain.change import CHANGE_LEVEL
 from vision.plain.find import on_plain
 from vision.plain.outline import _inside_convex
-from vision.plain.calibration import (MAX_SIZE_SPREAD, CalibrationError, NoCardFound, StripTaken, askew_cuts, check_shapes, cut_quad, deck_rim,
+from vision.plain.calibration import (MAX_SIZE_SPREAD, CalibrationError, NoCardFound, SeveralFound, StripTaken, askew_cuts, check_shapes, cut_quad, deck_rim,
                                       frame_stretch, inner_cuts, lone_card, long_side_angle, miscut_faces,
                                       recut_faces, rim_misfit, rim_trims, stretched,
                                       unlike_the_table_at)
@@ -192,6 +192,7 @@ def calibrate_from_dir(folder, name: Optional[str] = None, progress=None,
     found, _ = _pictures(folder)
     faces, sizes, corners, bad, no_card = {}, {}, {}, [], []
     strips = {}         # card: its outline found only with a strip of the table (StripTaken)
+    several = {}        # card: (the message, and the long sides over the picture's side of the outlines found)
     tell = _Progress(progress, clock)
     tell(f"looking for the card in each of {len(found)} photos")
     for k, (card, p) in enumerate(found.items()):
@@ -204,6 +205,8 @@ def calibrate_from_dir(folder, name: Optional[str] = None, progress=None,
             strips[card] = exc.outline
         except NoCardFound:
             no_card.append(card)
+        except SeveralFound as exc:
+            several[card] = (str(exc), exc.pieces)
         except CalibrationError as exc:
             bad.append(str(exc))
     photos = [s for s in sizes.values() if s]
@@ -232,6 +235,23 @@ def calibrate_from_dir(folder, name: Optional[str] = None, progress=None,
                     if again is not None and unlike_the_table_at(img, again[2]):
                         faces[card], sizes[card], corners[card] = again[0], again[1] / picture_side(img), again[2]
                         no_card.remove(card)
+                # So is a photo in which several outlines were found that all lie within
+                # one card of the deck's size: pieces of that card's print, its own edge
+                # not found (a white card against a light stripe of the cloth). The card
+                # found then must hold every piece. Outlines spread wider may be two
+                # cards, and a face taken from the wrong one would name that card for
+                # this one: such a photo is refused.
+                for card, (_, pieces) in list(several.items()):
+                    img = _as_bgr(_flatten(_read_picture(found[card])), found[card].name)
+                    px = size * picture_side(img)
+                    if max(cv2.minAreaRect(np.concatenate(pieces))[1]) > (1 + MAX_SIZE_SPREAD) * px:
+                        continue
+                    again = _second_look([img], aspect, px, blind=True, with_corners=True)
+                    if again is not None and unlike_the_table_at(img, again[2]) \
+                            and all(cv2.pointPolygonTest(np.float32(again[2]), tuple(map(float, q.mean(axis=0))),
+                                                         False) > 0 for q in pieces):
+                        faces[card], sizes[card], corners[card] = again[0], again[1] / picture_side(img), again[2]
+                        del several[card]
                 # None better: the outline with the strip of the table is taken (on a
                 # gingham, refusing every such photo left decks unmade after they were
                 # taken again), and looked at again below with the deck's shape and size;
@@ -246,6 +266,7 @@ def calibrate_from_dir(folder, name: Optional[str] = None, progress=None,
                     faces[card], sizes[card], corners[card] = face_of(img, o.corners), o.long_side / picture_side(img), \
                         o.corners
                     no_card.remove(card)
+    bad += [message for message, _ in several.values()]
     if no_card:
         names = [found[c].name for c in no_card]
         which = (f"{names[0]}: no card found in it" if len(names) == 1 else

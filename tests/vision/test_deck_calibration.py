@@ -262,6 +262,37 @@ def test_a_square_of_a_plaid_unlike_its_mix_is_not_taken_for_the_card_beside_whi
 
 
 @needs_art
+def test_a_card_found_only_as_pieces_of_its_print_is_looked_for_again_with_the_decks_size(tmp_path):
+    # On this striped tuning cloth the queen of hearts' white edge against a light stripe
+    # was not found, but the two halves of her print were: "QH.jpg: 2 cards found; lay
+    # one card at a time", again when the photo was taken again, and no deck was made.
+    # Both lie within one card of the deck's size: the photo is looked at again with the
+    # deck's shape and size, as one in which no card was found.
+    from bench.plain_tuning.photo_tuning import DESIGNS, tuning_tables
+    from bench.plain_tuning.scenes import corner_error
+    from bench.plain_tuning.textures import registered
+    from bench.vision_photo import calibration_photos
+    from vision.plain.calibration import SeveralFound, lone_card
+    with registered():
+        tables = tuning_tables(961, "tuning", DESIGNS["generated"], ("tune:gingham", "tune:plaid", "tune:stripes"))
+        s, rng = next(t for k, t in enumerate(tables) if k == 1)
+        assert s.surface == "tune:stripes"
+        truth = {}
+        for card, frame, t in calibration_photos(s, rng):
+            cv2.imwrite(str(tmp_path / f"{card}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            truth[str(card)] = t["corners"]
+    with pytest.raises(SeveralFound) as pieces:
+        lone_card(cv2.imread(str(tmp_path / "QH.jpg")))
+    assert len(pieces.value.pieces) == 2
+    deck = calibrate_from_dir(tmp_path)
+    assert Card("QH") in self_check(deck, fresh_views(tmp_path, deck))["ok"]
+    seen = plain.recognize_plain(cv2.imread(str(tmp_path / "QH.jpg")), deck)
+    named = [r for r in seen if r.card is not None]
+    assert [r.card for r in named] == [Card("QH")]
+    assert corner_error(named[0].corners, truth["QH"]) < 6
+
+
+@needs_art
 def test_two_cards_on_a_plaid_cloth_are_still_two():
     from vision.plain.calibration import lone_card
     frame, _ = _plaid_photo(1, ("QH", "9S"))

@@ -107,6 +107,17 @@ class NoCardFound(CalibrationError):
     """A picture in which no card was found."""
 
 
+class SeveralFound(CalibrationError):
+    """A picture in which more than one card-shaped outline was found: ``pieces`` holds
+    their corners (each (4, 2), picture px). Where all lie within one card of the deck's
+    size, they are pieces of that card's print (its own edge not found), and the photo is
+    looked at again once the others give the deck's shape and size."""
+
+    def __init__(self, message: str, pieces):
+        super().__init__(message)
+        self.pieces = [np.asarray(p, np.float32) for p in pieces]
+
+
 class StripTaken(NoCardFound):
     """A picture whose one card was found only with a strip of the table along a side
     (``photo.strip_of_the_table``): ``outline`` is that outline, the last resort once
@@ -149,7 +160,8 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
             if whole is not None:
                 return whole
         if len(outlines) > 1:
-            raise CalibrationError(f"{what}: {len(outlines)} cards found; lay one card at a time")
+            raise SeveralFound(f"{what}: {len(outlines)} cards found; lay one card at a time",
+                               [o.corners for o in outlines])
     strip = strip_of_the_table(frame, outlines[0].corners) if table is None else []
     if strip:
         # The side is moved in to the card's edge; failing that, taken as no card found:
