@@ -192,7 +192,7 @@ def calibrate_from_dir(folder, name: Optional[str] = None, progress=None,
     found, _ = _pictures(folder)
     faces, sizes, corners, bad, no_card = {}, {}, {}, [], []
     strips = {}         # card: its outline found only with a strip of the table (StripTaken)
-    several = {}        # card: (the message, and the long sides over the picture's side of the outlines found)
+    several = {}        # card: (the message, the corners of the outlines found: SeveralFound)
     tell = _Progress(progress, clock)
     tell(f"looking for the card in each of {len(found)} photos")
     for k, (card, p) in enumerate(found.items()):

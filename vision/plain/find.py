@@ -76,8 +76,8 @@ from vision.plain.change import change_outlines
 from vision.plain.merge import _merge
 from vision.plain.outline import (ANY_CARD, CANNY_HIGH, CANNY_LOW, FAINT_CANNY, MIN_LONG_SIDE, MIN_SEGMENT, PHOTO_CARD,
                                   STEP, WORK_WIDTH, _has_picture, _hull_quad, _inside_convex, _overlap, _suppress,
-                                  _table_veto, _verify,
-                                  candidates, clockwise, connected_blobs, corners_of, edge_map, partner_lengths,
+                                  _table_veto, _verify, candidates, clockwise, connected_blobs, corners_of, edge_map,
+                                  grid_inside, partner_lengths,
                                   photo_aspects, quad_shape, quick_support, segments, step_profiles)
 from vision.plain.photo import ALONE_LIKE, around_the_table, grow_outlines, pull_in_outlines, region_outlines, shared_colours
 from vision.plain.seat import seat_on_paper
@@ -385,9 +385,6 @@ PATTERN_CONTRAST = 4.0
 """... where the table's picture varies there (standard deviation of its grey, grey levels)
 by at least this much: over a plain part of the table (an A4 mat's paper) the correlation
 is of noise."""
-_PATTERN_UV = [a.ravel() for a in np.meshgrid(np.linspace(0.05, 0.95, 12), np.linspace(0.05, 0.95, 16))]
-_PATTERN_WEIGHTS = np.stack([(1 - _PATTERN_UV[0]) * (1 - _PATTERN_UV[1]), _PATTERN_UV[0] * (1 - _PATTERN_UV[1]),
-                             _PATTERN_UV[0] * _PATTERN_UV[1], (1 - _PATTERN_UV[0]) * _PATTERN_UV[1]], axis=1)
 
 
 def table_seen(quads, colour: np.ndarray, mean: np.ndarray) -> np.ndarray:
@@ -410,20 +407,26 @@ def table_seen(quads, colour: np.ndarray, mean: np.ndarray) -> np.ndarray:
     quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
     if not len(quads):
         return np.zeros(0, bool)
-    centre = quads.mean(axis=1, keepdims=True)
-    points = np.einsum("mk,nkd->nmd", _PATTERN_WEIGHTS, centre + (quads - centre) * 0.9)
-    return _pattern_seen(points, np.ones(points.shape[:2], bool), colour, mean)
+    points = grid_inside(quads, 12, 16, 0.05, shrink=0.9)
+    return _pattern_seen(points * (mean.shape[1] / colour.shape[1]), np.ones(points.shape[:2], bool),
+                         at_tables_size(colour, mean), mean)
 
 
-def _pattern_seen(points: np.ndarray, use: np.ndarray, colour: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    """Per row of ``points`` (N, M, 2, frame px), whether the frame's grey at those of them
-    that ``use`` (N, M) marks correlates with the empty table's picture ``mean`` by
-    ``SAME_PATTERN`` or more where that picture varies by ``PATTERN_CONTRAST`` or more."""
-    scale = mean.shape[1] / colour.shape[1]
-    work = colour if scale >= 1 else cv2.resize(colour, (mean.shape[1], mean.shape[0]), interpolation=cv2.INTER_AREA)
+def at_tables_size(colour: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """The frame ``colour`` at the size of the empty table's picture ``mean``."""
+    if colour.shape[1] <= mean.shape[1]:
+        return colour
+    return cv2.resize(colour, (mean.shape[1], mean.shape[0]), interpolation=cv2.INTER_AREA)
+
+
+def _pattern_seen(points: np.ndarray, use: np.ndarray, work: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """Per row of ``points`` (N, M, 2, px of the table's picture ``mean``), whether the
+    frame's grey there (``work``: the frame at that size, ``at_tables_size``), at the
+    points that ``use`` (N, M) marks, correlates with ``mean``'s by ``SAME_PATTERN`` or
+    more where ``mean`` varies by ``PATTERN_CONTRAST`` or more."""
     h, w = mean.shape[:2]
-    x = np.clip(np.round(points[..., 0] * scale).astype(np.int64), 0, w - 1)
-    y = np.clip(np.round(points[..., 1] * scale).astype(np.int64), 0, h - 1)
+    x = np.clip(np.round(points[..., 0]).astype(np.int64), 0, w - 1)
+    y = np.clip(np.round(points[..., 1]).astype(np.int64), 0, h - 1)
     n = np.maximum(use.sum(axis=1), 1)
     a = work[y, x].astype(np.float32).mean(axis=2)
     b = mean[y, x].astype(np.float32).mean(axis=2)
@@ -441,9 +444,6 @@ HOLDS_A_CARD = 0.5
 smaller one shows the table's pattern (``_reaching_onto_the_table``)."""
 BEYOND_POINTS = 24
 """Fewest sample points beyond the smaller outline for that part to be judged."""
-_BEYOND_UV = [a.ravel() for a in np.meshgrid(np.linspace(0.01, 0.99, 24), np.linspace(0.01, 0.99, 32))]
-_BEYOND_WEIGHTS = np.stack([(1 - _BEYOND_UV[0]) * (1 - _BEYOND_UV[1]), _BEYOND_UV[0] * (1 - _BEYOND_UV[1]),
-                            _BEYOND_UV[0] * _BEYOND_UV[1], (1 - _BEYOND_UV[0]) * _BEYOND_UV[1]], axis=1)
 
 
 def _reaching_onto_the_table(outlines: list, colour: np.ndarray, mean: np.ndarray) -> list:
@@ -454,26 +454,23 @@ def _reaching_onto_the_table(outlines: list, colour: np.ndarray, mean: np.ndarra
     cloth's checks beside the card, and went with them when they were merged; without
     them it holds the card's own outline and would be taken for the card."""
     n = len(outlines)
-    out = [False] * n
     if n < 2:
-        return out
+        return [False] * n
     q = np.stack([o.corners for o in outlines]).astype(np.float64)
     area = np.array([o.area for o in outlines])
-    for i in range(n):
-        inner = [j for j in range(n) if j != i and HOLDS_A_CARD * area[i] <= area[j] < area[i]
-                 and _overlap(q[i], q[j]) > 0.97]
-        if not inner:
-            continue
-        points = _BEYOND_WEIGHTS @ q[i]
-        for j in inner:
-            c = q[j].mean(axis=0)
-            half = 0.5 * np.sqrt(area[j])
-            grown = c + (q[j] - c) * (1 + 2.0 / max(half, 1.0))
-            use = ~_inside_convex(grown[None], points)[0]
-            if use.sum() >= BEYOND_POINTS and _pattern_seen(points[None], use[None], colour, mean)[0]:
-                out[i] = True
-                break
-    return out
+    pairs = [(i, j) for i in range(n) for j in range(n) if j != i and HOLDS_A_CARD * area[i] <= area[j] < area[i]
+             and _overlap(q[i], q[j]) > 0.97]
+    if not pairs:
+        return [False] * n
+    outer, inner = (np.array(k) for k in zip(*pairs, strict=True))
+    points = grid_inside(q[outer], 24, 32, 0.01)
+    # Beyond the smaller outline grown by 2 px about its centre.
+    c = q[inner].mean(axis=1, keepdims=True)
+    grown = c + (q[inner] - c) * (1 + 2.0 / np.maximum(0.5 * np.sqrt(area[inner]), 1.0))[:, None, None]
+    use = np.stack([~_inside_convex(g[None], p)[0] for g, p in zip(grown, points, strict=True)])
+    seen = (use.sum(axis=1) >= BEYOND_POINTS) & _pattern_seen(points * (mean.shape[1] / colour.shape[1]), use,
+                                                              at_tables_size(colour, mean), mean)
+    return [bool(seen[outer == i].any()) for i in range(n)]
 
 
 PHOTO_REACH, PHOTO_REACH_MAX = 0.12, 40.0

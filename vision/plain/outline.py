@@ -801,6 +801,21 @@ def _start_top_left(q: np.ndarray) -> np.ndarray:
     return np.roll(q, -k, axis=0)
 
 
+def grid_inside(quads: np.ndarray, across: int, along: int, margin: float, shrink: float = 1.0) -> np.ndarray:
+    """(N, across * along, 2) points of a grid inside each quadrilateral (N, 4, 2): from
+    ``margin`` to 1 - ``margin`` of the way along each pair of sides (bilinear between the
+    corners), the quadrilateral first shrunk about its centre by ``shrink``.
+
+    >>> grid_inside(np.float32([[[0, 0], [10, 0], [10, 20], [0, 20]]]), 2, 2, 0.0).tolist()
+    [[[0.0, 0.0], [10.0, 0.0], [0.0, 20.0], [10.0, 20.0]]]
+    """
+    u, v = [a.ravel() for a in np.meshgrid(np.linspace(margin, 1 - margin, across),
+                                           np.linspace(margin, 1 - margin, along))]
+    weights = np.stack([(1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v], axis=1)
+    centre = quads.mean(axis=1, keepdims=True)
+    return np.einsum("mk,nkd->nmd", weights, centre + (quads - centre) * shrink)
+
+
 def _inside_convex(quads: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """(Q, P) whether each point lies inside each clockwise convex quadrilateral."""
     a = quads[:, None, :, :]

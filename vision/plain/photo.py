@@ -6,7 +6,7 @@ from typing import Optional
 import cv2
 import numpy as np
 
-from vision.plain.outline import (_TO_YCC, MIN_LONG_SIDE, MIN_SUPPORT, PHOTO_CARD, _corners_of_lines, _crossings,
+from vision.plain.outline import (_TO_YCC, grid_inside, MIN_LONG_SIDE, MIN_SUPPORT, PHOTO_CARD, _corners_of_lines, _crossings,
                                   _hull_quad, _side_samples, _suppress, _verify, clockwise, line_scores, quad_shape,
                                   sample, side_support, step_profiles)
 
@@ -570,11 +570,7 @@ def shared_colours(frame_bgr: np.ndarray, quads) -> np.ndarray:
     whole = np.bincount(bins, minlength=512).astype(np.float64)
     h, w = work.shape[:2]
     q = quads * scale
-    centre = q.mean(axis=1, keepdims=True)
-    inner = centre + (q - centre) * 0.9          # clear of the outline's own edge
-    u, v = [a.ravel() for a in np.meshgrid(np.linspace(0.05, 0.95, 10), np.linspace(0.05, 0.95, 14))]
-    weights = np.stack([(1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v], axis=1)
-    points = np.einsum("mk,nkd->nmd", weights, inner)
+    points = grid_inside(q, 10, 14, 0.05, shrink=0.9)      # clear of the outline's own edge
     x = np.clip(np.round(points[..., 0]).astype(np.int64), 0, w - 1)
     y = np.clip(np.round(points[..., 1]).astype(np.int64), 0, h - 1)
     at = bins[y * w + x]
