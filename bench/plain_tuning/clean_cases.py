@@ -11,7 +11,9 @@ the same order) and writes one JSON line per clean card (whole in view, at least
 seen, no hand over it), and per card named wrongly or where no card lies, with the
 reading: card, guess, reason, score, margin, the card's size in px, design, surface,
 frame size and how many requests the calibration pass needed (24 when no card was
-asked for again).
+asked for again). ``still`` draws the collected sessions again (given the collect's
+options) and lays one card still while another comes and goes beside it, every frame
+read with one learnt table: whether a card lying still stays read.
 
     python -m bench.plain_tuning.clean_cases collect DIR --groups cloth,mat --sessions 4 --frames 20 --seed 500
     python -m bench.plain_tuning.clean_cases collect DIR --camera tuning-hard --seed 810   # a poorer camera
@@ -20,6 +22,8 @@ asked for again).
     python -m bench.plain_tuning.clean_cases collect DIR --groups busy,white-mat-busy --seed 901
     python -m bench.plain_tuning.clean_cases replay DIR --out cards.jsonl
     python -m bench.plain_tuning.clean_cases summary cards.jsonl [--compare before.jsonl]
+    python -m bench.plain_tuning.clean_cases still DIR --groups light,pale --sessions 6 --seed 974 \
+        --designs generated --camera tuning-hard     # the collect's own options: a card lying still
 """
 from __future__ import annotations
 
@@ -198,6 +202,46 @@ def replay(folders, out) -> None:
             out.flush()
 
 
+def still(out: Path, groups, sessions: int, seed: int, frames: int, camera=None, designs: str = "kde-tuning",
+          log=print) -> list:
+    """For each kept session (drawn again from the plan, with its kept deck and a fresh
+    learnt table): one card lies still while another lies in one of three other places, a
+    new one each frame, for ``frames`` frames, every frame read. Returns per session the
+    frames in which the still card was named rightly, and named once: ``(first 10, 10-39,
+    40 on)``. A card the table model learns as part of the table is lost after a while."""
+    from vision.plain import load_deck, recognize_plain
+    from vision.plain.background import TableModel
+    from vision.synth import compose_scene
+    rows = []
+    for i, (_dg, _split, _g, s, sub_seed) in enumerate(_plan(groups, sessions, seed, camera, designs)):
+        folder = out / f"s{seed}-{i:02d}"
+        if not (folder / "deck.npz").exists():
+            continue
+        deck = load_deck(folder / "deck.npz").prepare()
+        rng = np.random.default_rng([sub_seed, 123])
+        empty = compose_scene([], size=s.size, rng=rng, **s.conditions())
+        table = TableModel()
+        for _ in range(EMPTY_FRAMES):
+            table.learn(empty.shoot(rng)[0])
+        pick = [DECK[int(j)] for j in rng.choice(len(DECK), size=4, replace=False)]
+        places, extra = vs.frame_placements(s, rng, "play", cards=pick)
+        scenes = [compose_scene([places[0], other], size=s.size, rng=np.random.default_rng([sub_seed, 123, k]),
+                                **s.conditions(**extra)) for k, other in enumerate(places[1:])]
+        read = []
+        for f in range(frames):
+            img, truth = scenes[f % 3].shoot(rng)
+            poly = np.asarray(truth[0]["corners"], np.float32)
+            named = [str(x.card) for x in recognize_plain(img, deck, table=table)
+                     if x.card is not None and cv2.pointPolygonTest(poly, tuple(map(float, x.center)), False) >= 0]
+            read.append(named == [str(truth[0]["card"])])
+        parts = (sum(read[:10]), sum(read[10:40]), sum(read[40:]))
+        rows.append({"set": folder.name, "design": s.design, "surface": s.surface, "card": str(truth[0]["card"]),
+                     "read": parts, "frames": frames})
+        log(f"{folder.name}: {s.design} {s.surface} {s.size[0]}x{s.size[1]} {truth[0]['card']} lying still, "
+            f"read in frames 0-9 {parts[0]}/10, 10-39 {parts[1]}/30, 40-{frames - 1} {parts[2]}/{max(0, frames - 40)}")
+    return rows
+
+
 def _reason(r):
     from bench.vision_plain import reason_class
     return "not found" if r["reason"] == "not found" else reason_class(r["reason"])
@@ -250,6 +294,14 @@ def main(argv=None) -> int:
                    help="the design group (tuning designs only)")
     c.add_argument("--no-lens", action="store_true",
                    help="the same sessions through a lens without radial distortion (what the lens costs)")
+    st = sub.add_parser("still", help="a card lying still while others come and go (the sessions of a collect)")
+    st.add_argument("dir")
+    st.add_argument("--groups", default="cloth,mat")
+    st.add_argument("--sessions", type=int, default=4)
+    st.add_argument("--seed", type=int, default=500)
+    st.add_argument("--frames", type=int, default=120)
+    st.add_argument("--camera", choices=TUNING_CAMERAS)
+    st.add_argument("--designs", default="kde-tuning", choices=TUNING_DESIGN_GROUPS)
     r = sub.add_parser("replay")
     r.add_argument("dir")
     r.add_argument("--out", required=True)
@@ -270,6 +322,13 @@ def main(argv=None) -> int:
             if more:
                 add_frames(Path(args.dir), args.groups.split(","), args.sessions, args.frames, args.seed, more,
                            camera=args.camera, designs=args.designs, no_lens=args.no_lens)
+    elif args.cmd == "still":
+        with textures.registered():
+            rows = still(Path(args.dir), args.groups.split(","), args.sessions, args.seed, args.frames,
+                         camera=args.camera, designs=args.designs)
+        late = [r["read"][2] for r in rows]
+        print(f"still card read in frames 40 on: {sum(late)}/{sum(max(0, r['frames'] - 40) for r in rows)} "
+              f"({sum(x < max(0, r['frames'] - 40) for x, r in zip(late, rows))} of {len(rows)} sessions lost it)")
     elif args.cmd == "replay":
         folders = sorted(p for p in Path(args.dir).iterdir() if (p / "done").exists()
                          and (args.only is None or p.name.startswith(args.only)))

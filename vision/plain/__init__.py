@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.plain.deck import DeckError, PlainDeck, card_size_in, load_deck
-from vision.plain.outline import PHOTO_MAX_SLANT
+from vision.plain.outline import PHOTO_MAX_SLANT, _overlap
 
 __all__ = ["Sighting", "PlainDeck", "DeckError", "load_deck", "recognize_plain", "SIZE_RANGE"]
 
@@ -118,7 +118,8 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
         if last is not None and last[0].shape == cells.shape and last[2] is deck \
                 and float(np.abs(cells - last[0]).max()) <= STILL_CELL:
             return [_copy(s, zones) for s in last[1]]
-        foreground = table.foreground(frame)
+        # Learnt from this frame once its cards are known (``table.follow`` below).
+        foreground = table.foreground(frame, update=False)
     size = _expected_size(deck, frame)
     # A single photo may be taken at a slant: cards nearer the frame's far edge look smaller and
     # of other proportions than the deck's (see ``outline.PHOTO_MAX_SLANT``).
@@ -140,8 +141,12 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
                 # learnt: neither its sides nor its colour differ enough, until the light's
                 # change across the table is taken out. (Only for a deck whose calibration
                 # found cards so: it costs 5-10 ms a frame.)
-                outlines = outlines + relit_outlines(frame, table, deck.aspect, kw["min_long"], kw["max_long"],
-                                                     mask=_not_covered(frame, outlines, size))
+                relit = relit_outlines(frame, table, deck.aspect, kw["min_long"], kw["max_long"],
+                                       mask=_not_covered(frame, outlines, size))
+                # Not over a card found already: the relit difference also shows its shadow
+                # beyond the rim left out (``_not_covered``), whose box is that card again.
+                outlines = outlines + [o for o in relit if all(_overlap(o.corners, k.corners) < RELIT_OVERLAP
+                                                               for k in outlines)]
     # Outermost first: an outline inside a card that was read is part of that card
     # (its picture's frame); inside a refusal it may be a card (in a mat's box).
     order = sorted(range(len(outlines)), key=lambda i: -outlines[i].area)
@@ -182,12 +187,22 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
     if foreground is not None:
         out += _unexplained(foreground, out, size)
         table.last_read = (cells, [_copy(s, None) for s in out], deck)
+        # The table is learnt where no card lies: a light card's paper on light cloth is
+        # not foreground, only its print.
+        table.follow(frame, [np.asarray(s.corners, np.float32) for s in out])
     if reads is not None:
         reads.next_frame()
     if zones is not None:
         for s in out:
             s.zone = zones(s.center)
     return out
+
+
+RELIT_OVERLAP = 0.3
+"""An outline found in the relit difference is dropped where it overlaps an outline found
+already by this share of the smaller one (as ``fit.fitted_outlines`` drops its fits): a
+light card lying still, its place kept out of the learnt table, showed there with its
+shadow and was named twice (tuning light tables)."""
 
 
 def _not_covered(frame, outlines: list, size: float) -> np.ndarray:

@@ -42,6 +42,9 @@ FINE_EVERY = 5
 """The full-resolution picture of the table is updated every this many frames."""
 EDGE_REFRESH = 25
 """The table's edges are recomputed from the model every this many updates."""
+CARD_RIM = 0.2
+"""Share of a card's size added round its outline where the table is not learnt
+(:meth:`TableModel.follow`): its shadow, and an outline a little inside the card."""
 MIN_SPREAD = 3.0
 """Least variation (colour units) assumed at any place."""
 THRESHOLD = 4.0
@@ -127,6 +130,7 @@ class TableModel:
         self._busy = False
         self._dense: Optional[np.ndarray] = None
         self._last_fg: Optional[tuple] = None       # (frame, a sample of it, its foreground)
+        self._to_learn: Optional[tuple] = None      # (frame, its light-matched cells, work picture, cells' mask)
         self._version = 0                           # counts the changes of ``mean``
         self._half: Optional[tuple] = None          # (version, padded half-size YCrCb of ``mean``)
         self._last_diff: Optional[tuple] = None     # (frame, its foreground, version, a sample, difference)
@@ -506,22 +510,52 @@ class TableModel:
         cv2.drawContours(fg, cs, -1, 255, -1)
         wh, ww = work.shape[:2]
         fg_work = cv2.resize(fg, (ww, wh), interpolation=cv2.INTER_NEAREST)
-        if update:
-            still = (cv2.dilate(fg, np.ones((3, 3), np.uint8)) == 0).astype(np.uint8)
-            # The light-matched colour is learnt, so that a slow change of light is followed.
-            cv2.accumulateWeighted(ycc, self.coarse, LEARN_RATE, mask=still)
-            self.updates += 1
-            if self.updates % FINE_EVERY == 0:
-                still_work = cv2.resize(still, (ww, wh), interpolation=cv2.INTER_NEAREST)
-                cv2.accumulateWeighted(work.astype(np.float32), self.mean,
-                                       1 - (1 - LEARN_RATE) ** FINE_EVERY, mask=still_work)
-                self._version += 1
-            if self.updates % EDGE_REFRESH == 0:
-                self._refresh_edges()
         h, w = frame.shape[:2]
         out = cv2.resize(fg_work, (w, h), interpolation=cv2.INTER_NEAREST)
         self._last_fg = (frame, _sample(frame), out)
+        self._to_learn = (frame, ycc, work, fg)
+        if update:
+            self.follow(frame)
         return out
+
+    def follow(self, frame: np.ndarray, cards=()) -> None:
+        """Learn the table a little more (``LEARN_RATE``) from ``frame``, whose
+        :meth:`foreground` was just computed, wherever nothing lies: off its foreground
+        and off ``cards`` (corners in frame px, each (4, 2): the outlines of the cards
+        seen in it, with a rim ``CARD_RIM`` of their size for their shadow).
+
+        A light card on light cloth differs from the table only by its print, so its
+        paper is not foreground: learnt there, such a card lying still while the others
+        are played became part of the table after some 40 changing frames and was lost
+        (tuning light-table sessions), and so it is kept out by its outline too."""
+        pending = getattr(self, "_to_learn", None)
+        if pending is None or pending[0] is not frame:
+            return
+        self._to_learn = None
+        _, ycc, work, fg = pending
+        wh, ww = work.shape[:2]
+        busy = fg.copy()
+        if len(cards):
+            # Outlines drawn on the work picture, then on the coarse cells they touch.
+            at = ww / frame.shape[1]
+            covered = np.zeros((wh, ww), np.uint8)
+            for q in cards:
+                q = np.asarray(q, np.float32) * at
+                centre = q.mean(axis=0)
+                cv2.fillConvexPoly(covered, np.round(centre + (q - centre) * (1 + CARD_RIM)).astype(np.int32), 255)
+            cells = cv2.resize(covered, (busy.shape[1], busy.shape[0]), interpolation=cv2.INTER_AREA)
+            busy[cells > 0] = 255
+        still = (cv2.dilate(busy, np.ones((3, 3), np.uint8)) == 0).astype(np.uint8)
+        # The light-matched colour is learnt, so that a slow change of light is followed.
+        cv2.accumulateWeighted(ycc, self.coarse, LEARN_RATE, mask=still)
+        self.updates += 1
+        if self.updates % FINE_EVERY == 0:
+            still_work = cv2.resize(still, (ww, wh), interpolation=cv2.INTER_NEAREST)
+            cv2.accumulateWeighted(work.astype(np.float32), self.mean,
+                                   1 - (1 - LEARN_RATE) ** FINE_EVERY, mask=still_work)
+            self._version += 1
+        if self.updates % EDGE_REFRESH == 0:
+            self._refresh_edges()
 
 
 @lru_cache(maxsize=8)
