@@ -6,7 +6,9 @@ deck is calibrated by ONE LIVE CALIBRATION PASS through that camera
 lying alone on the same table, shown when the reader asks for it), then frames of the
 same table are read: the trick of four cards apart (``play``), a card cut by the
 frame's edge (``edge``), and, reported apart, a hand and arm over or beside a card
-(``hand``), cards partly on each other (``overlap``) and a lamp's glare (``glare``).
+(``hand``), cards partly on each other (``overlap``) and a lamp's glare (``glare``);
+asked for (``--kinds ...,still``), a card lying still while others come and go beside it
+(``still``: 50 frames, each read, the last scored).
 
 Design groups: KDE tuning designs, KDE validation designs, npm designs and PyPI designs (validation);
 for tuning also the generated designs (``generated``: vision.generated_decks), the
@@ -54,6 +56,12 @@ DESIGN_GROUPS = {"kde-tuning": vs.TUNING_DESIGNS, "kde-validation": vs.VALIDATIO
                  "studied": vs.STUDIED_DESIGNS}
 SIZES = ((640, 480), (1280, 720))
 CLEAN_KINDS = ("play", "edge")
+STILL_KIND = "still"
+"""A kind of its own (``--kinds ...,still``): one card lies still while another lies
+beside it in one of three places, a new one each frame, for ``STILL_FRAMES`` frames, each
+read with the session's one learnt table; the last frame is scored. A reader that learns
+a card lying still as part of the table loses it there."""
+STILL_FRAMES = 50
 
 
 # ---------------------------------------------------------------- the reader under test
@@ -292,8 +300,16 @@ def run_session(session, rng, frames: int, kinds, log=None, cards=DECK) -> dict:
         for _ in range(frames):
             n = {"overlap": int(rng.integers(2, 5)), "edge": 3}.get(kind, 4)
             pick = [cards[int(j)] for j in rng.choice(len(cards), size=min(n, len(cards)), replace=False)]
-            places, extra = vs.frame_placements(session, rng, kind, cards=pick)
-            img, truth = vs.compose(session, places, rng, **extra)
+            if kind == STILL_KIND:
+                sequence = _still_sequence(session, rng, pick)
+                img, truth = next(sequence)
+                for later in sequence:              # each frame read; only the last is scored, below
+                    if read is not None:
+                        read(img)
+                    img, truth = later
+            else:
+                places, extra = vs.frame_placements(session, rng, kind, cards=pick)
+                img, truth = vs.compose(session, places, rng, **extra)
             if read is None:
                 # No deck: nothing can be read; every card in view counts as refused.
                 counts = score_frame([], _ordered_truth(truth), session.size)
@@ -309,6 +325,17 @@ def run_session(session, rng, frames: int, kinds, log=None, cards=DECK) -> dict:
                     f"{session.size[0]}x{session.size[1]})")
         out[kind] = tally
     return out
+
+
+def _still_sequence(session, rng, cards):
+    """The frames ``(image, truth)`` of one ``STILL_KIND`` sequence: ``cards[0]`` lies still
+    while one of the next three lies beside it, in a new place each frame."""
+    from vision.synth import compose_scene
+    places, extra = vs.frame_placements(session, rng, "play", cards=cards)
+    scenes = [compose_scene([places[0], other], size=session.size, rng=rng, **session.conditions(**extra))
+              for other in places[1:4]]
+    for f in range(STILL_FRAMES):
+        yield scenes[f % len(scenes)].shoot(rng)
 
 
 # ---------------------------------------------------------------- the plan
@@ -376,7 +403,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sessions", type=int, default=3, help="sessions per design group, split and surface group")
     ap.add_argument("--frames", type=int, default=6, help="frames of each kind per session")
     ap.add_argument("--kinds", default=",".join(vs.FRAME_KINDS[:1] + vs.FRAME_KINDS[2:]),
-                    help="frame kinds (default: play, hand, overlap, edge, glare)")
+                    help="frame kinds (default: play, hand, overlap, edge, glare; also alone, and still: "
+                         "a card lying still while others come and go, 50 frames a sequence)")
     ap.add_argument("--seed", type=int, default=REPORT_SEED)
     ap.add_argument("--quick", action="store_true", help="one session per cell, 3 frames of each kind")
     ap.add_argument("--photo", action="store_true", help="photo mode: webcam photos through the CLI")
@@ -491,7 +519,9 @@ def report(cells, kinds, out=sys.stdout) -> list:
             f"{'wrong':>5s} {'covered':>8s}  ms640 ms1280  refusal reasons (most common)")
     for title, kind_set in (("clean frames (play, edge)", [k for k in kinds if k in CLEAN_KINDS]),
                             ("hard frames (hand, overlap, glare): the bar is 0 wrong",
-                             [k for k in kinds if k in vs.HARD_KINDS])):
+                             [k for k in kinds if k in vs.HARD_KINDS]),
+                            (f"still frames (a card lying still for {STILL_FRAMES} frames while another comes "
+                             f"and goes beside it; the last frame)", [k for k in kinds if k == STILL_KIND])):
         if not kind_set:
             continue
         print(f"\n{title}\n'cal' = sessions whose calibration pass failed; 'if cal' = correct in the "

@@ -258,3 +258,30 @@ def test_a_card_read_by_its_own_outline_is_judged_as_that_card_though_another_li
     # Without corners (or corners of no card), the top card under the centre judges.
     out = vp.score_frame([{"card": Card("10S"), "centre": (150, 170), "reason": None}], truth, (640, 480))
     assert out["wrong_cards"] == ["10S for 9D"]
+
+
+def test_the_still_kind_reads_a_sequence_and_scores_its_last_frame(need_art):
+    # A card lying still while another comes and goes beside it: 50 frames read with the
+    # session's one table, the last scored (its two cards), and reported apart.
+    import io
+    rng = np.random.default_rng(12)
+    s = vs.draw_session(rng, "tuning", "cloth", size=(640, 480), design="standard")
+    reads = []
+    real = vp.reader_for
+
+    def counting(deck, empty_frames=()):
+        read = real(deck, empty_frames)
+        return lambda frame: reads.append(1) or read(frame)
+    vp.reader_for = counting
+    try:
+        res = vp.run_session(s, rng, 1, [vp.STILL_KIND], cards=["9S", "9C", "JH", "JD", "KS", "KC"])
+    finally:
+        vp.reader_for = real
+    assert res["calibration"]["ok"], res["calibration"]
+    assert len(reads) == vp.STILL_FRAMES
+    t = res[vp.STILL_KIND]
+    assert t.n["in_view"] == 2 and t.n["wrong"] == 0
+    assert t.n["correct"] == 2
+    out = io.StringIO()
+    rows = vp.report({("kde-tuning", "tuning", "cloth", vp.STILL_KIND): t}, [vp.STILL_KIND], out=out)
+    assert "still frames" in out.getvalue() and rows[0]["frames"] == "still"
