@@ -301,7 +301,7 @@ def run_session(session, rng, frames: int, kinds, log=None, cards=DECK) -> dict:
             n = {"overlap": int(rng.integers(2, 5)), "edge": 3}.get(kind, 4)
             pick = [cards[int(j)] for j in rng.choice(len(cards), size=min(n, len(cards)), replace=False)]
             if kind == STILL_KIND:
-                sequence = _still_sequence(session, rng, pick)
+                sequence = still_sequence(session, rng, pick)
                 img, truth = next(sequence)
                 for later in sequence:              # each frame read; only the last is scored, below
                     if read is not None:
@@ -327,14 +327,17 @@ def run_session(session, rng, frames: int, kinds, log=None, cards=DECK) -> dict:
     return out
 
 
-def _still_sequence(session, rng, cards):
+def still_sequence(session, rng, cards, frames: int = STILL_FRAMES, scene_rng=None):
     """The frames ``(image, truth)`` of one ``STILL_KIND`` sequence: ``cards[0]`` lies still
-    while one of the next three lies beside it, in a new place each frame."""
+    while one of the next three lies beside it, in a new place each frame (``frames`` of
+    them). ``scene_rng(k)``: the generator that composes the ``k``-th scene (default:
+    ``rng``, which draws the places and each frame's noise)."""
     from vision.synth import compose_scene
     places, extra = vs.frame_placements(session, rng, "play", cards=cards)
-    scenes = [compose_scene([places[0], other], size=session.size, rng=rng, **session.conditions(**extra))
-              for other in places[1:4]]
-    for f in range(STILL_FRAMES):
+    scenes = [compose_scene([places[0], other], size=session.size,
+                            rng=rng if scene_rng is None else scene_rng(k), **session.conditions(**extra))
+              for k, other in enumerate(places[1:4])]
+    for f in range(frames):
         yield scenes[f % len(scenes)].shoot(rng)
 
 

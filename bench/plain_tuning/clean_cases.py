@@ -38,7 +38,7 @@ import numpy as np
 
 from bench import vision_sets as vs
 from bench.plain_tuning import textures
-from bench.vision_plain import CLEAN_KINDS, corner_error, in_full_view, plan
+from bench.vision_plain import CLEAN_KINDS, corner_error, in_full_view, plan, still_sequence
 from engine.cards import DECK
 
 EMPTY_FRAMES = 10
@@ -224,12 +224,9 @@ def still(out: Path, groups, sessions: int, seed: int, frames: int, camera=None,
         for _ in range(EMPTY_FRAMES):
             table.learn(empty.shoot(rng)[0])
         pick = [DECK[int(j)] for j in rng.choice(len(DECK), size=4, replace=False)]
-        places, extra = vs.frame_placements(s, rng, "play", cards=pick)
-        scenes = [compose_scene([places[0], other], size=s.size, rng=np.random.default_rng([sub_seed, 123, k]),
-                                **s.conditions(**extra)) for k, other in enumerate(places[1:])]
         read = []
-        for f in range(frames):
-            img, truth = scenes[f % 3].shoot(rng)
+        for img, truth in still_sequence(s, rng, pick, frames,
+                                         scene_rng=lambda k, base=sub_seed: np.random.default_rng([base, 123, k])):
             poly = np.asarray(truth[0]["corners"], np.float32)
             named = [str(x.card) for x in recognize_plain(img, deck, table=table)
                      if x.card is not None and cv2.pointPolygonTest(poly, tuple(map(float, x.center)), False) >= 0]

@@ -3,10 +3,9 @@ import cv2
 import numpy as np
 import pytest
 
-from bench import vision_sets as vs
 from bench.plain_tuning import textures
 from bench.plain_tuning.clean_cases import _plan
-from bench.vision_plain import calibrate_through_camera
+from bench.vision_plain import calibrate_through_camera, still_sequence
 from engine.cards import Card
 from vision.plain import recognize_plain
 from vision.plain.background import TableModel
@@ -36,15 +35,11 @@ def test_a_light_card_lying_still_on_light_felt_stays_read_while_cards_come_and_
     empty = compose_scene([], size=session.size, rng=rng, **session.conditions())
     for _ in range(10):
         table.learn(empty.shoot(rng)[0])
-    places, extra = vs.frame_placements(session, rng, "play", cards=[Card(c) for c in CARDS[:4]])
-    still = places[0]
     # The ace lies still; another card lies in one of three places, a new one each frame
     # (each frame differs from the last, so each is read and the table followed).
-    scenes = [compose_scene([still, other], size=session.size, rng=np.random.default_rng(k),
-                            **session.conditions(**extra)) for k, other in enumerate(places[1:])]
     read = []
-    for f in range(60):
-        frame, truth = scenes[f % 3].shoot(rng)
+    for frame, truth in still_sequence(session, rng, [Card(c) for c in CARDS[:4]], 60,
+                                       scene_rng=np.random.default_rng):
         seen = recognize_plain(frame, deck, table=table)
         corners = np.asarray(truth[0]["corners"], np.float32)
         on = [s for s in seen if cv2.pointPolygonTest(corners, tuple(map(float, s.center)), False) >= 0]

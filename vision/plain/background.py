@@ -528,7 +528,7 @@ class TableModel:
         paper is not foreground: learnt there, such a card lying still while the others
         are played became part of the table after some 40 changing frames and was lost
         (tuning light-table sessions), and so it is kept out by its outline too."""
-        pending = getattr(self, "_to_learn", None)
+        pending = self._to_learn
         if pending is None or pending[0] is not frame:
             return
         self._to_learn = None
