@@ -16,7 +16,9 @@
    challenger laid both ways up; twins (same rank and colour: K♠/K♣) by the sign look
    alone (``read.sign_look``: the places where they differ in shape), seen from either
    side (the card's look against its twin and the twin's against it, negated: their
-   mean when both lead by ``TWIN_SIDE``, else the lesser), and never on a
+   mean when both lead by ``TWIN_SIDE``, else the lesser; the twin's side looks at the
+   view laid on the card's template or on its own, whichever fits its places better:
+   ``read.signs_fit``), and never on a
    card seen smaller than ``MIN_SIGN_PX``. Each look is taken on the view laid on the
    template of the side that looks (``read.laid_view``: its patches' slips as a shift and
    scale), as a face cut a few per cent off the card in calibration or a view's outline
@@ -386,12 +388,21 @@ def read_views(views, deck, card_px: Optional[float] = None, min_score: float = 
 
     laid_views = {}
 
-    def laid(x):
-        # The view laid on x's template (its patches' slips: ``read.laid_view``).
-        if x not in laid_views:
-            sharp = faces[fine[x][1]].sharp
-            laid_views[x] = read.laid_view(sharp, deck.templates[x].face.parts, fine[x][2])
-        return laid_views[x]
+    def laid(x, way=None):
+        # The view laid on x's template (its patches' slips: ``read.laid_view``), the way up
+        # x matched it, or ``way`` up: there x is not what the view matched, and its patches
+        # may slip towards x's print where it differs (a nine's middle pip), so only their
+        # median slip is taken, as a shift.
+        way = fine[x][1] if way is None else way
+        if (x, way) not in laid_views:
+            parts = deck.templates[x].face.parts
+            slips = fine[x][2]
+            if way != fine[x][1]:
+                slips = read.patch_match(faces[way].soft, deck.templates[x].face.soft, parts)[1]
+                shared = [s for s, (_, t) in zip(slips, parts[0]) if t is not None] or [(0, 0)]
+                slips = [tuple(np.median(shared, axis=0))] * len(slips)
+            laid_views[(x, way)] = read.laid_view(faces[way].sharp, parts, slips)
+        return laid_views[(x, way)]
 
     def _sign_value(view, x, y, turned, both):
         # The sign look of x against y (y upside down on x's template with ``turned``);
@@ -406,12 +417,21 @@ def read_views(views, deck, card_px: Optional[float] = None, min_score: float = 
         # was matched the way up it lies here (its calibration may have cut its face a
         # little larger or smaller than the card's).
         way = fine[x][1] if not turned else 1 - fine[x][1]
+        ty, (y_laid, y_signs), y_patches = deck.templates[y].face.sharp, deck.sign_places(y, x, turned), \
+            deck.sign_patches(y, x, turned)
         if fine[y][1] == way:
             mine = laid(y)
         else:
-            mine = view[::-1, ::-1] if turned else view
-        back = -read.sign_look(mine, deck.templates[y].face.sharp,
-                               *deck.sign_places(y, x, turned), deck.sign_patches(y, x, turned))
+            # The view as laid on x's template (turned with y) lies on y's only where the
+            # calibration cut both faces alike; laid on y's own template by its patches'
+            # median slip, it may have slipped towards y's print. Of the two, the one whose
+            # places fit either twin's signs better is looked at (seed 969, Oxygen White's
+            # 9♣ cut askew: the first fit 0.5-0.6 and said 9♠; gen-24's nines: the second
+            # fit 0.90-0.96 to the first's 0.99 and said the other twin).
+            on_x = view[::-1, ::-1] if turned else view
+            on_y = laid(y, way)
+            mine = max((on_x, on_y), key=lambda v: read.signs_fit(v, y_signs, y_patches))
+        back = -read.sign_look(mine, ty, y_laid, y_signs, y_patches)
         # Either side alone may lean the wrong way by up to about 0.2 (a face cut off, an
         # outline a little off); both must lead by more than that for their mean to count.
         if min(look, back) < TWIN_SIDE:

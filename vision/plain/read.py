@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import Optional
 
 import cv2
 import numpy as np
@@ -520,24 +521,45 @@ def duel(view_sharp: np.ndarray, sharp_a: np.ndarray, sharp_b: np.ndarray, boxes
     if patches is None:
         patches = duel_patches(sharp_a, sharp_b, boxes)
     total = weight = 0.0
-    for (y0, y1, x0, x1, wmap, wsum), pair in zip(boxes, patches, strict=True):
+    for box, pair in zip(boxes, patches, strict=True):
+        wmap, wsum = box[4], box[5]
         weight += wsum
-        ta = pair[0][0]
-        ry0, rx0 = max(y0 - PLACE_SHIFT, 0), max(x0 - PLACE_SHIFT, 0)
-        region = view_sharp[ry0:y1 + PLACE_SHIFT, rx0:x1 + PLACE_SHIFT]
-        if region.shape[0] < ta.shape[0] or region.shape[1] < ta.shape[1]:
+        fits = _place_fits(view_sharp, box, pair)
+        if fits is None:
             continue
-        fits = []
-        for t, _ in pair:
-            r = cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED)
-            _, best, _, (dx, dy) = cv2.minMaxLoc(r)
-            fits.append((best, region[dy:dy + t.shape[0], dx:dx + t.shape[1]]))
         if max(fits[0][0], fits[1][0]) < PLACE_MIN:
             continue     # something else lies there: this place's weight counts for neither
         # The differences are weighed only at a place that counts (the same sums as ever).
         ra, rb = (float((wmap * (_norm(v) - t_norm) ** 2).sum()) for (_, v), (_, t_norm) in zip(fits, pair))
         total += wsum * (rb - ra) / (rb + ra + 1e-6)
     return total / max(weight, MIN_EVIDENCE)
+
+
+def _place_fits(view_sharp: np.ndarray, box, pair) -> Optional[list]:
+    """Each template's patch of ``pair`` (:func:`duel_patches`) slipped up to
+    ``PLACE_SHIFT`` px to fit the view at ``box`` (a place): ``(correlation, the view's
+    patch where it fits)`` for each, or None where the view leaves no room to slip."""
+    y0, y1, x0, x1 = box[:4]
+    ta = pair[0][0]
+    region = view_sharp[max(y0 - PLACE_SHIFT, 0):y1 + PLACE_SHIFT, max(x0 - PLACE_SHIFT, 0):x1 + PLACE_SHIFT]
+    if region.shape[0] < ta.shape[0] or region.shape[1] < ta.shape[1]:
+        return None
+    fits = []
+    for t, _ in pair:
+        r = cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED)
+        _, best, _, (dx, dy) = cv2.minMaxLoc(r)
+        fits.append((best, region[dy:dy + t.shape[0], dx:dx + t.shape[1]]))
+    return fits
+
+
+def signs_fit(view_sharp: np.ndarray, boxes, patches) -> float:
+    """How well the view lies on a pair of templates at their places (``boxes`` and
+    ``patches`` as :func:`duel` takes them): the mean, over the places, of the better of
+    the two templates' correlations there (:func:`_place_fits`). It says whether the view
+    is laid where the templates' print is, whichever of the two it shows."""
+    fits = [f for f in (_place_fits(view_sharp, box, pair) for box, pair in zip(boxes, patches, strict=True))
+            if f is not None]
+    return float(np.mean([max(a[0], b[0]) for a, b in fits])) if fits else -1.0
 
 
 MAX_LAY_SCALE = 0.1
