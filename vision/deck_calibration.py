@@ -33,7 +33,7 @@ from vision.plain.find import on_plain
 from vision.plain.outline import _inside_convex
 from vision.plain.calibration import (MAX_SIZE_SPREAD, CalibrationError, NoCardFound, SeveralFound, StripTaken, askew_cuts, check_shapes, cut_quad, deck_rim,
                                       frame_stretch, inner_cuts, lone_card, long_side_angle, miscut_faces,
-                                      recut_faces, rim_misfit, rim_trims, stretched,
+                                      deck_off, recut_faces, rim_misfit, rim_regrowths, rim_trims, stretched,
                                       unlike_the_table_at)
 from vision.plain.deck import picture_side
 from vision.plain.straighten import face_of, portrait_orders
@@ -654,7 +654,11 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     reads as another card (or refuses, guessing another card), is asked for again
     (``announce`` names it: "show the ... (JD) again, ..."), as is, once, a card the
     check does not read back otherwise. A deck whose check reads back fewer than
-    ``MIN_READ_BACK`` of its cards is not made (CalibrationError). Cards still not told
+    ``MIN_READ_BACK`` of its cards is not made (CalibrationError). A face not of the
+    deck's shape and size that lacks the deck's rim along two sides or more (cut at a frame
+    line printed inside the card, where its paper is the table's shade) is first cut
+    again from its kept frames with those sides moved out (``calibration.rim_regrowths``).
+    Cards still not told
     apart, and a face still not of the deck's shape and size with its twin, are set aside
     (``deck.held``, refused in play; ``deck.check["cut"]`` names such faces); with more than
     ``MAX_HELD`` set aside no deck is made."""
@@ -670,6 +674,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         return frame
 
     faces, sizes, views, crops = {}, {}, {}, {}
+    cut_at = {}         # the quad each face was cut at, in its crops' pixels (for cutting it again)
+    trimmed = set()     # cards whose face recut_faces trimmed since it was cut at that quad
     angles = {}         # the direction of each card's long side in the frame, as taken
     frame_h = [1]
     lit = []        # blank outlines seen: shapes of the table lit by the room (see _blank)
@@ -761,11 +767,13 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             if still:
                 break
         faces[card] = _average_face(still)
+        trimmed.discard(card)
         angles[card] = long_side_angle(still[-1][1])
         if any(q is r for _, q in still for r in relit_found):
             relit_cards.add(card)
         sizes[card] = float(np.median([_long_side(q) for _, q in still])) / picture_side(still[0][0])
         crops[card] = [_crop(f, q, table) for f, q in still[-SECOND_LOOK:]]
+        cut_at[card] = _median_quad(still) - np.float32(_crop_origin(still[-SECOND_LOOK][1]))
         # The next frames (the card still lying there, the sensor's noise new) are the
         # views the deck is checked on: the reader must read the card in each.
         views[card] = [_jpeg(next_frame(f"checking the {card.name}")) for _ in range(CHECK_FRAMES)]
@@ -805,9 +813,36 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         better = _second_look([_uncrop(k[0]) for k in kept], aspect, size * frame_h[0], blind=blind,
                               tables=[_TableAround(_uncrop(k[1], grey=True)) for k in kept],
                               pictures=[_uncrop(k[2]) if k[2] else None for k in kept],
-                              odd=card in odd_faces(), with_size=True)
+                              odd=card in odd_faces(), with_corners=True)
         if better is not None:
-            faces[card], sizes[card] = better[0], better[1] / frame_h[0]
+            faces[card], sizes[card], cut_at[card] = better[0], better[1] / frame_h[0], better[2]
+            trimmed.discard(card)
+
+    def regrow() -> None:
+        # A face not of the deck's shape and size, cut inside the card along two sides or
+        # more (at a frame line printed inside its edge, where the card's paper is the
+        # table's shade and its edge shows only on its shadow's side), is cut again from
+        # its crops with those sides moved out to the deck's rim (and any strip of the
+        # table along the others left out), where its sides then fit the rim clearly
+        # better and it lies nearer the deck's shape and size. Not a face trimmed since it
+        # was cut (``recut_faces``): its quad is no longer the one kept.
+        seen = seen_so()
+        off, aspect_now = deck_off(faces, sizes, seen)
+        as_seen = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
+        rim = deck_rim(faces, as_seen)
+        odd = set(odd_faces())
+        for card, strips in rim_regrowths(faces, as_seen).items():
+            if card in trimmed or card not in odd:
+                continue
+            got = _cut_again([_uncrop(k[0]) for k in crops[card]], cut_at[card], faces[card], strips,
+                             aspect_now * seen.get(card, (1.0, 1.0))[0])
+            if got is None:
+                continue
+            face, quad = got
+            long_side = _long_side(quad) / frame_h[0]
+            if off(card, face, long_side) < off(card, faces[card], sizes[card]) \
+                    and rim_misfit(face, rim) <= REGROW_GAIN * rim_misfit(faces[card], rim):
+                faces[card], sizes[card], cut_at[card] = face, long_side, quad
 
     aspect, size = shape_and_size()
     for n, card in enumerate(list(crops)):
@@ -816,7 +851,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     # table's own lines or shade taken for the card's edge) is cut again at the card's
     # rim, here and before every build of the deck below; its twin, cut alike, cannot
     # vouch for it (see rim_trims).
-    recut_faces(faces, sizes, seen_so())
+    regrow()
+    trimmed.update(recut_faces(faces, sizes, seen_so()))
     # A face still not of the deck's shape and size was cut at another outline than the
     # card's: its template would not tell the card from its look-alikes. It is taken again
     # (and looked at again), at most ``RETAKES`` times.
@@ -835,7 +871,8 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         retaken[card] = retaken.get(card, 0) + 1
 
     while True:
-        recut_faces(faces, sizes, seen_so())
+        regrow()
+        trimmed.update(recut_faces(faces, sizes, seen_so()))
         try:
             aspect, size = check_shapes(faces, sizes)
         except CalibrationError:
@@ -920,6 +957,10 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     return deck, faces
 
 
+REGROW_GAIN = 0.7
+"""A face cut again outward from its crops (``rim_regrowths``) is kept only where its sides
+then fit the deck's rim this much better (``rim_misfit``) and its shape and size lie nearer
+the deck's."""
 CHECK_RETAKES = 2
 """Times a card the check confuses with another (or the other card) is asked for again."""
 UNREAD_RETAKES = 1
@@ -965,10 +1006,10 @@ def _crop(frame: np.ndarray, q: np.ndarray, table: TableModel) -> tuple:
     """The card's neighbourhood in a frame, the empty table's edges still seen there and
     the empty table's picture there (frame pixels), kept small (PNG) until the second look."""
     long_side = _long_side(q)
-    x0, y0 = np.floor(q.min(axis=0) - 0.4 * long_side).astype(int)
+    x0, y0 = _crop_origin(q)
     x1, y1 = np.ceil(q.max(axis=0) + 0.4 * long_side).astype(int)
     h, w = frame.shape[:2]
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    x1, y1 = min(x1, w), min(y1, h)
 
     def boxed(img: np.ndarray, interpolation) -> np.ndarray:
         # ``img`` covers the whole frame at its own (working) scale: the box at frame px.
@@ -989,6 +1030,39 @@ def _crop(frame: np.ndarray, q: np.ndarray, table: TableModel) -> tuple:
         picture = cv2.imencode(".png", mean)[1].tobytes()
     return (cv2.imencode(".png", frame[y0:y1, x0:x1])[1].tobytes(),
             cv2.imencode(".png", around)[1].tobytes(), picture)
+
+
+def _crop_origin(q: np.ndarray) -> tuple:
+    """The top-left corner (frame px) of the crop :func:`_crop` keeps around ``q``."""
+    long_side = _long_side(q)
+    x0, y0 = np.floor(q.min(axis=0) - 0.4 * long_side).astype(int)
+    return max(int(x0), 0), max(int(y0), 0)
+
+
+def _median_quad(run) -> np.ndarray:
+    """The corners' median over still frames ``(frame, corners)`` (the outline wavers,
+    the card does not), each frame's corners taken from the first frame's corner on."""
+    first = run[0][1]
+    aligned = [min((np.roll(q, k, axis=0) for k in range(4)), key=lambda r: np.abs(r - first).max())
+               for _, q in run]
+    return np.median(np.stack(aligned), axis=0).astype(np.float32)
+
+
+def _cut_again(crops: list, quad: np.ndarray, face: np.ndarray, strips: dict, aspect: float):
+    """The face cut again from its crops with its sides moved by ``strips``
+    (``calibration.cut_quad``: negative outside, positive inside), ``quad`` the corners it
+    was cut at (crop px): ``(face, new corners)``, or None where the new corners leave the
+    crops."""
+    from vision.plain.straighten import portrait_orders
+    h, w = face.shape[:2]
+    a, _ = portrait_orders(quad)
+    m = cv2.getPerspectiveTransform(a.astype(np.float32), np.float32([[0, 0], [w, 0], [w, h], [0, h]]) - 0.5)
+    inner = cut_quad((w, h), aspect, strips) - 0.5
+    new = cv2.perspectiveTransform(inner[None].astype(np.float64), np.linalg.inv(m))[0].astype(np.float32)
+    ch, cw = crops[0].shape[:2]
+    if (new < 0).any() or (new[:, 0] > cw - 1).any() or (new[:, 1] > ch - 1).any():
+        return None
+    return _average_face([(c, new) for c in crops]), new
 
 
 def _uncrop(data: bytes, grey: bool = False) -> np.ndarray:
@@ -1320,10 +1394,7 @@ def _average_face(run, with_corners: bool = False):
     """The card's face from the still frames: each frame straightened by the corners'
     median over the frames (the outline wavers, the card does not) and averaged, so
     that the sensor's noise averages out. ``with_corners``: (face, the median corners)."""
-    first = run[0][1]
-    aligned = [min((np.roll(q, k, axis=0) for k in range(4)), key=lambda r: np.abs(r - first).max())
-               for _, q in run]
-    q = np.median(np.stack(aligned), axis=0).astype(np.float32)
+    q = _median_quad(run)
     stack = [face_of(frame, q).astype(np.float32) for frame, _ in run]
     h, w = stack[0].shape[:2]
     stack = [cv2.resize(f, (w, h)) if f.shape[:2] != (h, w) else f for f in stack]

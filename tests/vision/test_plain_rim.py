@@ -205,3 +205,42 @@ def test_a_face_cut_askew_is_named_and_a_face_with_an_even_border_is_not():
     for design in ("standard", "oxygen", "dondorf"):
         faces = {str(c): art.card_image(design, c, height=H)[:, :, :3] for c in DECK}
         assert askew_cuts(faces) == {}, design
+
+
+def test_faces_cut_at_a_frame_line_on_two_sides_are_cut_again_from_their_crops(rng):
+    # A deck with a line printed inside its edge (gen-24) on a table of its paper's shade:
+    # the card's edge shows only where its shadow falls, so some faces were cut at the frame
+    # line along their top and left sides and beyond the card along the others (tuning
+    # seed 974). They are named with the strips they lack (negative: outside) and the
+    # strips of table they hold; cut again from the picture they were taken from, their
+    # corners lie on the card's.
+    from vision.deck_calibration import _cut_again
+    from vision.plain.calibration import rim_regrowths
+    from vision.plain.straighten import face_of
+    cv2.setNumThreads(1)
+    laid = _laid("gen-24", rng)
+    inset = 8.0                       # px of 200: the frame line's inset (3.5 mm of 88)
+    shifted = {"10C", "9D", "KS"}
+    faces, quads, truth = {}, {}, {}
+    for c in DECK:
+        picture, (x, y, w, h) = laid[c]
+        box = np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]) - 0.5
+        truth[str(c)] = box
+        quads[str(c)] = box + (np.float32([[inset, inset], [inset, inset], [inset, inset], [inset, inset]])
+                               if str(c) in shifted else 0)
+        faces[str(c)] = face_of(picture, quads[str(c)])
+    aspect = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
+    found = rim_regrowths(faces, aspect)
+    assert set(found) == shifted, found
+    for c, strips in found.items():
+        assert {side for (side, _), v in strips.items() if v < 0} == {"top", "left"}, strips
+        face, quad = _cut_again([laid[c][0]], quads[c], faces[c], strips, aspect)
+        # The same corner order as the face was cut in; each corner within 2 px of the card's.
+        assert np.abs(quad - truth[c]).max() <= 2.0, (c, quad, truth[c])
+        assert face.shape[0] == faces[c].shape[0]
+
+
+def test_a_well_cut_deck_with_a_frame_line_is_not_cut_again(rng):
+    from vision.plain.calibration import rim_regrowths
+    laid, faces, aspect = _deck("gen-24", rng)
+    assert rim_regrowths(faces, aspect) == {}

@@ -698,6 +698,31 @@ def inner_cuts(faces: dict, aspect: float) -> dict:
     return out
 
 
+GROW_SIDES = 2
+"""Least sides along which a face lacks the deck's rim to be cut again outward from the
+frames it was taken from (``rim_regrowths``): where the card's paper is the table's shade,
+its edge shows only on the side its shadow falls, and the outline runs along a frame line
+printed inside the card on the lit sides (two, with one lamp)."""
+
+
+def rim_regrowths(faces: dict, aspect: float) -> dict:
+    """The faces cut inside the card along ``GROW_SIDES`` sides or more (each lacking the
+    deck's rim there by ``RIM_LEAST`` or more of the width): ``{card: {(side, span):
+    strip}}``, strips negative outside the face (where the rim lacks) and positive inside
+    it (where a strip of the table lies along the other sides, as :func:`rim_trims`
+    finds), for :func:`cut_quad`."""
+    trims = _rim_shifts(faces, aspect, outward=False)
+    out = {}
+    for c, grow in _rim_shifts(faces, aspect, outward=True).items():
+        far = {k: v for k, v in grow.items() if v >= RIM_LEAST}
+        if len({side for side, _ in far}) < GROW_SIDES:
+            continue
+        strips = {k: -v for k, v in grow.items()}
+        strips.update({k: v for k, v in trims.get(c, {}).items() if k not in strips})
+        out[c] = strips
+    return out
+
+
 ASKEW_CHANGE = 0.075
 """Least change (share of the face's width) of the place of the step nearest a side,
 between a tenth and nine tenths of its length, for a face to be taken for one cut askew:
@@ -800,6 +825,22 @@ def trimmed(face: np.ndarray, aspect: float, strips: dict) -> tuple:
     return cv2.warpPerspective(face, m, (out_w, fh), flags=cv2.INTER_AREA), float(new_h / fh)
 
 
+def deck_off(faces: dict, sizes: dict, seen: dict) -> tuple:
+    """``(off, aspect)``: ``off(card, face, long_side)`` says how far a face (cut with that
+    long side) lies from the deck's shape and size, the medians of ``faces`` and
+    ``sizes`` (the larger relative difference); ``aspect``: the deck's width/height.
+    ``seen``: how the camera shows each card (``stretched``), taken out first."""
+    one = (1.0, 1.0)
+    aspect = float(np.median([f.shape[1] / f.shape[0] / seen.get(c, one)[0] for c, f in faces.items()]))
+    size = float(np.median([v / seen.get(c, one)[1] for c, v in sizes.items()]))
+
+    def off(card, face, long_side) -> float:
+        shape, length = seen.get(card, one)
+        return max(abs(face.shape[1] / face.shape[0] / shape / aspect - 1), abs(long_side / length / size - 1))
+
+    return off, aspect
+
+
 def recut_faces(faces: dict, sizes: dict, seen: Optional[dict] = None) -> list:
     """Cut again, in place, the faces :func:`rim_trims` finds cut outside the card, where
     the face cut again lies nearer the deck's shape and size (the medians) than as it was
@@ -812,13 +853,7 @@ def recut_faces(faces: dict, sizes: dict, seen: Optional[dict] = None) -> list:
     length)`` factors (``stretched``), taken out of the faces before they are compared."""
     seen = seen or {}
     one = (1.0, 1.0)
-    aspect = float(np.median([f.shape[1] / f.shape[0] / seen.get(c, one)[0] for c, f in faces.items()]))
-    size = float(np.median([v / seen.get(c, one)[1] for c, v in sizes.items()]))
-
-    def off(card, face, long_side) -> float:
-        shape, length = seen.get(card, one)
-        return max(abs(face.shape[1] / face.shape[0] / shape / aspect - 1), abs(long_side / length / size - 1))
-
+    off, aspect = deck_off(faces, sizes, seen)
     done = []
     as_seen = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
     for card, strips in rim_trims(faces, as_seen).items():
