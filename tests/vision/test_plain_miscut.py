@@ -110,10 +110,14 @@ def test_live_calibration_takes_a_card_again_when_its_face_was_cut_from_a_wrong_
     from tests.vision.test_deck_calibration import _asking_camera
     average, calls = deck_calibration._average_face, []
 
-    def taken(run):
-        face = average(run)
+    def taken(run, with_corners=False):
+        out = average(run, with_corners=with_corners)
         calls.append(1)
-        return miscut(face, 0.2 * face.shape[1], 0.04 * face.shape[0]) if len(calls) == 4 else face
+        if len(calls) != 4:
+            return out
+        face = out[0] if with_corners else out
+        bad = miscut(face, 0.2 * face.shape[1], 0.04 * face.shape[0])
+        return (bad, out[1]) if with_corners else bad
 
     monkeypatch.setattr(deck_calibration, "_average_face", taken)
     # The check on later frames does not always catch such a face (it may read the
