@@ -19,8 +19,10 @@ events with its key when it replays the log after a restart in the middle of a h
 >>> import tempfile, os
 >>> seal = Sealer.for_state_dir(tempfile.mkdtemp())
 >>> sealed = seal.seal({"type": "dealt", "seat": "W", "card": "JH", "by": "reader"})
->>> sealed["type"], sealed["kind"], sealed["seat"], "JH" in json.dumps(sealed)
-('sealed', 'dealt', 'W', False)
+>>> sorted(sealed), sealed["type"], sealed["kind"], sealed["seat"]
+(['box', 'kind', 'seat', 'type'], 'sealed', 'dealt', 'W')
+>>> b'"card": "JH"' in base64.b64decode(sealed["box"])     # the box is not the plain event
+False
 >>> seal.open(sealed)["card"]
 'JH'
 """

@@ -675,7 +675,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
 
     faces, sizes, views, crops = {}, {}, {}, {}
     cut_at = {}         # the quad each face was cut at, in its crops' pixels (for cutting it again)
-    trimmed = set()     # cards whose face recut_faces trimmed since it was cut at that quad
+    recut_since = set()     # cards whose face recut_faces trimmed since it was cut at that quad
     angles = {}         # the direction of each card's long side in the frame, as taken
     frame_h = [1]
     lit = []        # blank outlines seen: shapes of the table lit by the room (see _blank)
@@ -767,7 +767,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             if still:
                 break
         faces[card] = _average_face(still)
-        trimmed.discard(card)
+        recut_since.discard(card)
         angles[card] = long_side_angle(still[-1][1])
         if any(q is r for _, q in still for r in relit_found):
             relit_cards.add(card)
@@ -816,7 +816,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
                               odd=card in odd_faces(), with_corners=True)
         if better is not None:
             faces[card], sizes[card], cut_at[card] = better[0], better[1] / frame_h[0], better[2]
-            trimmed.discard(card)
+            recut_since.discard(card)
 
     def regrow() -> None:
         # A face not of the deck's shape and size, cut inside the card along two sides or
@@ -832,7 +832,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         rim = deck_rim(faces, as_seen)
         odd = set(odd_faces())
         for card, strips in rim_regrowths(faces, as_seen).items():
-            if card in trimmed or card not in odd:
+            if card in recut_since or card not in odd:
                 continue
             got = _cut_again([_uncrop(k[0]) for k in crops[card]], cut_at[card], faces[card], strips,
                              aspect_now * seen.get(card, (1.0, 1.0))[0])
@@ -852,7 +852,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
     # rim, here and before every build of the deck below; its twin, cut alike, cannot
     # vouch for it (see rim_trims).
     regrow()
-    trimmed.update(recut_faces(faces, sizes, seen_so()))
+    recut_since.update(recut_faces(faces, sizes, seen_so()))
     # A face still not of the deck's shape and size was cut at another outline than the
     # card's: its template would not tell the card from its look-alikes. It is taken again
     # (and looked at again), at most ``RETAKES`` times.
@@ -872,7 +872,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
 
     while True:
         regrow()
-        trimmed.update(recut_faces(faces, sizes, seen_so()))
+        recut_since.update(recut_faces(faces, sizes, seen_so()))
         try:
             aspect, size = check_shapes(faces, sizes)
         except CalibrationError:
