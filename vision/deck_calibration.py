@@ -348,12 +348,7 @@ def _grow_inner(found: dict, faces: dict, sizes: dict, corners: dict) -> list:
             continue
         img = _as_bgr(_flatten(_read_picture(found[card])), found[card].name)
         fh, fw = faces[card].shape[:2]
-        # The face's pixels map back to the photo through the warp that cut it (face_of).
-        order, _ = portrait_orders(corners[card])
-        rect = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]]) - 0.5
-        back = np.linalg.inv(cv2.getPerspectiveTransform(order.astype(np.float32), rect))
-        quad = cut_quad((fw, fh), aspect, {k: -v for k, v in strips.items()}) - 0.5
-        quad = cv2.perspectiveTransform(quad[None].astype(np.float64), back)[0].astype(np.float32)
+        quad = _moved_quad(corners[card], (fw, fh), aspect, {k: -v for k, v in strips.items()})
         face = face_of(img, quad)
         # Not the deck's size: in a photo taken at a slant, cards nearer the camera look
         # larger by more than the rim is wide (tuning photos: a 10♦ cut inside was 2%
@@ -826,11 +821,13 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         # table along the others left out), where its sides then fit the rim clearly
         # better and it lies nearer the deck's shape and size. Not a face trimmed since it
         # was cut (``recut_faces``): its quad is no longer the one kept.
+        odd = set(odd_faces())
+        if not odd:
+            return
         seen = seen_so()
         off, aspect_now = deck_off(faces, sizes, seen)
         as_seen = float(np.median([f.shape[1] / f.shape[0] for f in faces.values()]))
         rim = deck_rim(faces, as_seen)
-        odd = set(odd_faces())
         for card, strips in rim_regrowths(faces, as_seen).items():
             if card in recut_since or card not in odd:
                 continue
@@ -1048,17 +1045,26 @@ def _median_quad(run) -> np.ndarray:
     return np.median(np.stack(aligned), axis=0).astype(np.float32)
 
 
+def _moved_quad(corners: np.ndarray, face_size: tuple, aspect: float, strips: dict) -> np.ndarray:
+    """The corners (picture px) at which a face cut at ``corners`` (:func:`face_of`, its
+    size ``face_size``: (width, height)) is cut with its sides moved by ``strips``
+    (``calibration.cut_quad``: positive inside, negative outside): the face's pixels
+    mapped back to the picture through the warp that cut it."""
+    fw, fh = face_size
+    order, _ = portrait_orders(corners)
+    rect = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]]) - 0.5
+    back = np.linalg.inv(cv2.getPerspectiveTransform(order.astype(np.float32), rect))
+    quad = cut_quad((fw, fh), aspect, strips) - 0.5
+    return cv2.perspectiveTransform(quad[None].astype(np.float64), back)[0].astype(np.float32)
+
+
 def _cut_again(crops: list, quad: np.ndarray, face: np.ndarray, strips: dict, aspect: float):
     """The face cut again from its crops with its sides moved by ``strips``
     (``calibration.cut_quad``: negative outside, positive inside), ``quad`` the corners it
     was cut at (crop px): ``(face, new corners)``, or None where the new corners leave the
     crops."""
-    from vision.plain.straighten import portrait_orders
     h, w = face.shape[:2]
-    a, _ = portrait_orders(quad)
-    m = cv2.getPerspectiveTransform(a.astype(np.float32), np.float32([[0, 0], [w, 0], [w, h], [0, h]]) - 0.5)
-    inner = cut_quad((w, h), aspect, strips) - 0.5
-    new = cv2.perspectiveTransform(inner[None].astype(np.float64), np.linalg.inv(m))[0].astype(np.float32)
+    new = _moved_quad(quad, (w, h), aspect, strips)
     ch, cw = crops[0].shape[:2]
     if (new < 0).any() or (new[:, 0] > cw - 1).any() or (new[:, 1] > ch - 1).any():
         return None
