@@ -498,21 +498,3 @@ def test_nines_are_told_apart_when_the_calibration_cut_one_face_a_little_askew()
             frame, _ = vs.compose(session, places, rng, **extra)
             seen.append((str(card), [str(s.card) if s.card else s.reason for s in recognize_plain(frame, deck, table=table)]))
     assert all(names == [card] for card, names in seen), seen
-
-
-@pytest.mark.skipif(not shutil.which("rsvg-convert"), reason="rsvg-convert (librsvg2-bin) not installed")
-def test_tens_alike_either_way_up_are_told_apart_where_their_faces_were_cut_alike(monkeypatch, tmp_path):
-    # A generated design's black tens (alike turned either way up), seen 100 px long, both
-    # faces cut 2 px low in calibration: as they are, the two faces lie together and
-    # their signs are compared; turned, they lie 4 px apart and have no sign places. A
-    # view matched both ways up, and the turned look (no places: 0) was every duel's
-    # value: every ten was refused with a margin of 0 (as in a tuning session, seed 983,
-    # 10 of 80 cards). A way up with no sign places says nothing now.
-    faces, deck = _generated_deck("gen-7", 100, 0.8, tmp_path, monkeypatch)
-    seen = list(deck.faces)
-    for card in ("10S", "10C"):
-        seen[deck.index(card)] = cut_off(seen[deck.index(card)], 0, 2, table=(250, 250, 250))
-    deck = PlainDeck(name="cut low", cards=[str(c) for c in DECK], faces=seen, aspect=deck.aspect)
-    tens = deck.index("10S"), deck.index("10C")
-    assert deck.sign_places(*tens)[1] and not deck.sign_places(*tens, turned=True)[1]
-    _each_read_right(faces, deck, ("10S", "10C"), 100)

@@ -373,17 +373,11 @@ def read_views(views, deck, card_px: Optional[float] = None, min_score: float = 
         values = []
         if twins or (signs and not too_small):
             # Twins differ only in their suit signs: the sign look alone says which.
-            ways = [turned for turned, near in ((False, same or orient[y][fine[x][1]] >= first - RIVAL_GAP),
-                                                (True, not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP))
-                    if near]
-            # A way up at which the two faces have no sign places (cut a few pixels apart
-            # that way: ``read.sign_places``) says nothing; where the other way has them, it
-            # alone decides. (A generated ten of spades and ten of clubs, alike either way
-            # up, matched the view both ways; turned, their faces lay 3.8 px apart and had
-            # no places, and every such ten was refused with a margin of 0: tuning
-            # sessions, clean_cases seed 983.)
-            told = [t for t in ways if deck.sign_places(x, y, t)[1] and deck.sign_places(y, x, t)[1]]
-            return min(_sign_value(view, x, y, t, twins) for t in told or ways)
+            if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
+                values.append(_sign_value(view, x, y, False, twins))
+            if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
+                values.append(_sign_value(view, x, y, True, twins))
+            return min(values)
         # y is compared laid on x (PlainDeck.laid), as its places were found.
         if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
             values.append(read.duel(view, tx, deck.laid(x, y), deck.places(x, y), deck.duel_patches(x, y)))
