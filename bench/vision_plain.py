@@ -171,18 +171,10 @@ def score_frame(sightings, truth, size) -> dict:
     were named, rightly), ``reasons`` (a Counter of refusals), ``wrong_cards``."""
     out = {"in_view": 0, "correct": 0, "refused": 0, "wrong": 0, "covered": 0,
            "covered_named": 0, "reasons": collections.Counter(), "wrong_cards": []}
-    own = {k: i for k, s in enumerate(sightings) if (i := _outline_of(s, truth)) is not None}
-    used = set()
-    for i, t in enumerate(truth):
-        poly = np.asarray(t["corners"], np.float32)
-        # A sighting whose corners are a card's is judged by that card (a card partly
-        # under another, found by its own outline, whose centre the other covers); any
-        # other by the top card under its centre (``truth`` is given top card first).
-        on = [k for k, s in enumerate(sightings) if own.get(k) == i or (
-            k not in own and cv2.pointPolygonTest(poly, tuple(map(float, s["centre"])), False) >= 0)]
-        on = [k for k in on if k not in used]
+    judged = sightings_of(sightings, truth)
+    used = {k for on in judged for k in on}
+    for t, on in zip(truth, judged):
         named = [sightings[k]["card"] for k in on if sightings[k]["card"] is not None]
-        used.update(on)
         bad = [c for c in named if c != t["card"]]
         if bad:
             out["wrong"] += len(bad)
@@ -203,6 +195,24 @@ def score_frame(sightings, truth, size) -> dict:
     out["wrong"] += len(extra)
     out["wrong_cards"] += [f"{s['card']} where no card lies" for s in extra]
     return out
+
+
+def sightings_of(sightings, truth) -> list:
+    """For each card of ``truth`` (top card first), the indices of the ``sightings`` (dicts
+    with ``centre`` and, where known, ``corners``) judged to be of it: a sighting whose
+    corners are a card's (``OWN_OUTLINE``) is that card's (a card partly under another,
+    found by its own outline, whose centre the other covers); any other is the top card's
+    under its centre. Each sighting is judged once."""
+    own = {k: i for k, s in enumerate(sightings) if (i := _outline_of(s, truth)) is not None}
+    used: set = set()
+    judged = []
+    for i, t in enumerate(truth):
+        poly = np.asarray(t["corners"], np.float32)
+        on = [k for k, s in enumerate(sightings) if k not in used and (own.get(k) == i or (
+            k not in own and cv2.pointPolygonTest(poly, tuple(map(float, s["centre"])), False) >= 0))]
+        used.update(on)
+        judged.append(on)
+    return judged
 
 
 OWN_OUTLINE = 0.1

@@ -38,7 +38,7 @@ import numpy as np
 
 from bench import vision_sets as vs
 from bench.plain_tuning import textures
-from bench.vision_plain import CLEAN_KINDS, corner_error, in_full_view, plan, still_sequence
+from bench.vision_plain import CLEAN_KINDS, corner_error, in_full_view, plan, sightings_of, still_sequence
 from engine.cards import DECK
 
 EMPTY_FRAMES = 10
@@ -166,12 +166,12 @@ def replay(folders, out) -> None:
         for fr in meta["frames"]:
             img = cv2.imread(str(folder / fr["file"]))
             sightings = recognize_plain(img, deck, table=table)
-            used = set()
-            for t in reversed(fr["truth"]):       # later placements lie on top
-                poly = np.asarray(t["corners"], np.float32)
-                on = [k for k, s in enumerate(sightings) if k not in used
-                      and cv2.pointPolygonTest(poly, tuple(map(float, s.center)), False) >= 0]
-                used.update(on)
+            truth = list(reversed(fr["truth"]))       # later placements lie on top
+            # Judged as the benchmark judges them (a sighting at a card's own outline is
+            # that card's, any other the top card's under its centre).
+            judged = sightings_of([{"corners": s.corners, "centre": s.center} for s in sightings], truth)
+            used = {k for on in judged for k in on}
+            for t, on in zip(truth, judged):
                 clean = t["card_visible"] >= 0.9 and not t["covered_by_hand"] and in_full_view(t["corners"], size)
                 named = [str(sightings[k].card) for k in on if sightings[k].card is not None]
                 wrong = [c for c in named if c != t["card"]]
