@@ -763,6 +763,38 @@ def test_a_card_found_in_some_frames_only_is_taken_while_nothing_moves(monkeypat
 
 
 @needs_art
+def test_once_most_cards_agree_on_their_size_a_card_is_never_looked_for_at_another(monkeypatch):
+    # A cream jack on ivory cloth (tuning seed 983) is found at the size of the cards taken
+    # only now and then; looked for at any size after a while, its court's frame was taken
+    # (0.57 wide for the deck's 0.71) and the pass failed. Once a dozen cards agree on their
+    # size, they were not all taken wrongly: the last card is looked for at that size only.
+    # Here the finder misses it at the deck's size for twice the patience, and at any size
+    # finds only an outline four fifths as large.
+    import dataclasses
+    import re
+
+    import vision.deck_calibration as dc
+    real, asked, misses = dc._outlines_alone, [], [0]
+
+    def finder(frame, table, **kw):
+        found = real(frame, table, **kw)
+        if not asked or not re.search(r"\(QC\)", asked[-1]) or not found:
+            return found
+        if kw.get("size") is None:
+            centre = found[0].corners.mean(axis=0)
+            return [dataclasses.replace(found[0], corners=centre + 0.8 * (found[0].corners - centre))]
+        misses[0] += 1
+        return [] if misses[0] <= 2 * dc.HINT_PATIENCE else found
+
+    monkeypatch.setattr(dc, "_outlines_alone", finder)
+    cards = [Card(c) for c in ("9S", "10S", "JS", "QS", "KS", "AS", "9H", "10H", "JH", "QH", "KH", "AH", "QC")]
+    deck, faces = calibrate_live(_asking_camera(asked, still=60), announce=asked.append, stable=4, cards=cards)
+    assert misses[0] > 2 * dc.HINT_PATIENCE
+    assert asked == [f"show the {c.name} ({c}) alone, face up" for c in cards]
+    assert Card("QC") in deck.check["ok"]
+
+
+@needs_art
 def test_live_calibration_asks_to_move_a_card_it_sees_lying_but_cannot_find():
     # The jack of diamonds is first laid mostly beyond the frame's edge: something lies
     # there, but no card's outline is found. After a second of that the reader asks for
