@@ -691,6 +691,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
         relit_found = []               # outlines found so (kept: compared by identity)
         others = {c: f for c, f in faces.items() if c != card}
         other_sizes = {c: v for c, v in sizes.items() if c != card}
+        settled = _size_settled(other_sizes)     # the cards taken do not change while this one is awaited
         while True:
             frame = next_frame(f"waiting for the {card.name}" if seen_empty else
                                f"waiting for the table to be seen empty before the {card.name}")
@@ -715,7 +716,7 @@ def calibrate_live(frames, announce=print, stable: int = 5, name: str = "deck", 
             # wrongly (a mat's box around the card), a card that lies there and is not
             # found with them for a while is looked for without them, unless a dozen
             # cards agree on their size (``_size_settled``).
-            hinted = unseen < HINT_PATIENCE or _size_settled(other_sizes)
+            hinted = unseen < HINT_PATIENCE or settled
             hints = dict(size=_size_hint(other_sizes, frame) if hinted else None,
                          aspect=_aspect_hint(others) if hinted else None, lit=lit)
             outlines = _outlines_alone(frame, table, **hints)
@@ -1120,13 +1121,14 @@ def _frozen(table: TableModel) -> TableModel:
 SETTLED_CARDS = 12
 """Cards taken before their size may be settled (``_size_settled``)."""
 SETTLED_SPREAD = 0.04
-"""How far (a share of their median) three quarters of the cards taken must lie from
+"""How far (a share of their median) ``SETTLED_SHARE`` of the cards taken must lie from
 their median size for it to be settled."""
+SETTLED_SHARE = 0.75
 
 
 def _size_settled(sizes: dict) -> bool:
     """Whether the cards taken so far settle the deck's size: at least ``SETTLED_CARDS``,
-    three quarters of them within ``SETTLED_SPREAD`` of their median. A card is then looked
+    ``SETTLED_SHARE`` of them within ``SETTLED_SPREAD`` of their median. A card is then looked
     for at that size only, however long it is not found so (``HINT_PATIENCE`` no longer
     applies): a dozen cards were not all taken at a mat's box. (Tuning seed 983: a cream
     jack on ivory cloth, found at the deck's size now and then only, was otherwise taken at
@@ -1134,7 +1136,7 @@ def _size_settled(sizes: dict) -> bool:
     known = np.array([v for v in sizes.values() if v])
     if len(known) < SETTLED_CARDS:
         return False
-    return float(np.mean(np.abs(known / np.median(known) - 1) <= SETTLED_SPREAD)) >= 0.75
+    return float(np.mean(np.abs(known / np.median(known) - 1) <= SETTLED_SPREAD)) >= SETTLED_SHARE
 
 
 def _size_hint(sizes: dict, frame) -> Optional[float]:
