@@ -18,7 +18,8 @@
    side (the card's look against its twin and the twin's against it, negated: their
    mean when both lead by ``TWIN_SIDE``, else the lesser; the twin's side looks at the
    view laid on the card's template or on its own, whichever fits its places better:
-   ``read.signs_fit``), and never on a
+   ``read.signs_fit``; a twin whose face is its own picture turned is compared only the
+   way up at which the pair has sign places: ``PlainDeck.sign_ways``), and never on a
    card seen smaller than ``MIN_SIGN_PX``. Each look is taken on the view laid on the
    template of the side that looks (``read.laid_view``: its patches' slips as a shift and
    scale), as a face cut a few per cent off the card in calibration or a view's outline
@@ -373,11 +374,9 @@ def read_views(views, deck, card_px: Optional[float] = None, min_score: float = 
         values = []
         if twins or (signs and not too_small):
             # Twins differ only in their suit signs: the sign look alone says which.
-            if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
-                values.append(_sign_value(view, x, y, False, twins))
-            if not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP:
-                values.append(_sign_value(view, x, y, True, twins))
-            return min(values)
+            ways = [w for w, asked in ((False, same or orient[y][fine[x][1]] >= first - RIVAL_GAP),
+                                       (True, not same or orient[y][1 - fine[x][1]] >= first - RIVAL_GAP)) if asked]
+            return min(_sign_value(view, x, y, turned, twins) for turned in deck.sign_ways(x, y, ways))
         # y is compared laid on x (PlainDeck.laid), as its places were found.
         if same or orient[y][fine[x][1]] >= first - RIVAL_GAP:
             values.append(read.duel(view, tx, deck.laid(x, y), deck.places(x, y), deck.duel_patches(x, y)))

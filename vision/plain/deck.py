@@ -33,6 +33,12 @@ twins, they are told apart by a few small marks, and must be told apart by as mu
 (``decide.twin_margin``). On the 112 kept tuning decks the closest such pair reached
 0.974 (a K♥ and J♥); knoll's courts and aces, one large sign each, 0.999-1.0 (where a J♥
 at 116 px was named Q♥ by 0.34)."""
+SYMMETRIC_FIT = 0.95
+"""Least correlation of a face with itself turned upside down (laid on it as a slip) for
+it to be its own picture turned (``PlainDeck.point_symmetric``). On the 36 decks calibrated
+live on tuning sessions (seeds 982-984) tens, courts and nines fitted by a median of
+0.98-1.0 (one-headed courts of generated designs 0.16-0.35); aces of clubs and spades by
+up to 0.92-0.94 (a small pip on a large blank face), below this bar."""
 
 
 class DeckError(ValueError):
@@ -292,6 +298,7 @@ class PlainDeck:
     _patches: dict = field(default_factory=dict, repr=False)
     _hues: dict = field(default_factory=dict, repr=False)
     _slips: dict = field(default_factory=dict, repr=False)
+    _symmetric: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         self.cards = [Card(c) for c in self.cards]
@@ -423,6 +430,34 @@ class PlainDeck:
                              for p in theirs]
                     self._signs[(x, y, turned)] = (laid, read.places_at(self.templates[x].face.sharp, laid, boxes))
         return self._signs[key]
+
+    def point_symmetric(self, a: int) -> bool:
+        """Whether card ``a``'s face is its own picture turned upside down (cached): its
+        template turned fits it as a calibration's slip (``read.laid_slip``) by at least
+        ``SYMMETRIC_FIT``. A ten's pips and a court's two heads are; an ace's one pip is not."""
+        if a not in self._symmetric:
+            t = self.templates[a].face.sharp
+            fit, warp = read._fit(t, t[::-1, ::-1])
+            self._symmetric[a] = bool(fit >= SYMMETRIC_FIT and read._small_slip(warp, t.shape[0]))
+        return self._symmetric[a]
+
+    def sign_ways(self, a: int, b: int, ways) -> list:
+        """The ways up (``turned`` or not) at which twins ``a`` and ``b`` are compared by
+        their signs, of ``ways`` (those the view asks for). A way at which the two faces
+        have no sign places, either way round, is taken the other way up when ``b``'s face
+        is its own picture turned (``point_symmetric``): ``b`` turned shows the same signs.
+        (A face whose print lies a pixel or two off its centre slips by twice that against
+        another turned upside down, which the sign look takes for a face cut off the card
+        (``read.SIGN_CUT``): it then leaves out the corners and finds no signs.)"""
+        out = []
+        for turned in ways:
+            if not (self.sign_places(a, b, turned)[1] and self.sign_places(b, a, turned)[1]) \
+                    and self.sign_places(a, b, not turned)[1] and self.sign_places(b, a, not turned)[1] \
+                    and self.point_symmetric(b):
+                turned = not turned
+            if turned not in out:
+                out.append(turned)
+        return out
 
     def _own_signs(self, a: int, b: int, turned: bool) -> tuple:
         """``read.sign_places`` of ``a`` against ``b`` (upside down with ``turned``)."""
