@@ -22,11 +22,11 @@ pytestmark = pytest.mark.skipif(not art.art_available(),
                                 reason="KDE card art (kdegames-card-data-kf5, librsvg2-bin) not installed")
 
 
-def _white_mat(design: str, seed: int):
-    """A tuning session on the all-white mat through the poorer tuning camera (640x480),
-    its empty table learnt: ``(session, table, rng, aspect)``."""
+def _white_mat(design: str, seed: int, group: str = "white-mat"):
+    """A tuning session on the all-white mat (or the tuning surfaces of ``group``) through
+    the poorer tuning camera (640x480), its empty table learnt: ``(session, table, rng, aspect)``."""
     rng = np.random.default_rng([seed, 91])
-    session = vs.draw_session(rng, "tuning", "white-mat", size=(640, 480), design=design, profile="tuning-hard")
+    session = vs.draw_session(rng, "tuning", group, size=(640, 480), design=design, profile="tuning-hard")
     empty = compose_scene([], size=session.size, rng=rng, **session.conditions())
     table = TableModel()
     for _ in range(5):
@@ -282,3 +282,27 @@ def test_a_second_direction_of_the_new_edges_is_tried_when_it_weighs_almost_as_m
     assert _off_axes(hist_first) <= 4.0 and len(rest) == 1 and abs(rest[0] - 50.0) <= 3.0
     got = fit.fitted_outline(frame, table, (160.0, 120.0), 130.0, 97.0 / 130.0)
     assert got is not None and corner_error(got.corners, corners) < 0.04 * 130.0
+
+
+@pytest.mark.parametrize("gap_mm,turn", [(12.0, 20.0), (18.0, -25.0)])
+def test_two_cards_lying_close_together_are_each_fitted(monkeypatch, tmp_path, gap_mm, turn):
+    # Two cards a centimetre or so apart, one turned against the other: their print closes
+    # into one place larger than a card (``fit.SEVERAL_CARDS``), which was not looked at,
+    # and neither card was fitted. A card is now fitted at the middle of each part.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cv2.setNumThreads(1)
+    session, table, rng, aspect = _white_mat("gen-3", 0, group="cloth")
+    size = session.card_px()
+    x, y = vs._view_point(session, 0.5, 0.5)
+    half = (63.0 + gap_mm) / 2          # a card is 63 mm wide
+    places = [{"card": Card(c), "at": (x + dx, y), "rotation": r, "sticker": False}
+              for c, dx, r in (("10S", -half, 4.0), ("9H", half, turn))]
+    scene = compose_scene(places, size=session.size, rng=rng, **session.conditions())
+    frame = scene.shoot(rng)[0]
+    truths = [np.asarray(t["corners"], np.float32) for t in scene.truth]
+    assert cv2.intersectConvexConvex(*truths)[0] == 0              # apart
+    fg = table.foreground(frame, update=False)
+    got = fit.fitted_outlines(frame, fg, [], aspect, table, size)
+    assert len(got) == 2
+    for truth in truths:
+        assert min(corner_error(o.corners, truth) for o in got) < 0.04 * size

@@ -60,6 +60,18 @@ PLACE_AREA = (0.02, 1.2)
 """Areas of unexplained print that are looked at: at least this share of the card's long
 side squared (an ace's single pip), at most this many cards' areas (larger: several cards
 together, or a hand)."""
+SEVERAL_CARDS = 3.0
+"""A place of print that one card cannot hold (larger than ``PLACE_AREA`` allows, or longer
+or wider than a card by ``ONE_CARD``) and of at most this many cards' areas is the print of
+cards lying close together, closed into one place: a card is fitted at the middle of each
+of its parts (``_part_centres``), one part per card it could hold. Two light cards a few
+pixels apart on the white A4 mat (tuning seed 984) made one place of 1.27 cards, and
+neither was fitted; two light cards side by side on the white mat make one place of less
+than a card's area (their print only), and the fit at its middle lay between them."""
+ONE_CARD = 1.2
+"""A place whose least rectangle is longer than this times the card's long side, or wider
+than this times its short side, holds more than one card's print (the foreground is
+coarse: cells of 16 px of a 1280 px frame)."""
 COARSE = 4
 """Step (px) at which the unexplained print is looked for."""
 RIM = 0.12
@@ -271,25 +283,64 @@ def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, a
     places, _ = cv2.findContours(left, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     places = [c * COARSE for c in places]
     new = []
+    card = size ** 2 * aspect
     for c in sorted(places, key=lambda c: -cv2.contourArea(c)):
         x, y, bw, bh = cv2.boundingRect(c)
         if x < 2 or y < 2 or x + bw > w - 2 or y + bh > h - 2:
             continue
-        if not PLACE_AREA[0] * size ** 2 <= cv2.contourArea(c) <= PLACE_AREA[1] * size ** 2 * aspect:
+        area = cv2.contourArea(c)
+        if not PLACE_AREA[0] * size ** 2 <= area <= SEVERAL_CARDS * card:
             continue
-        centre = (x + bw / 2, y + bh / 2)
-        if any(cv2.pointPolygonTest(o.corners.astype(np.float32), centre, False) >= 0 for o in new):
-            continue                                 # part of a card fitted already
-        if any(cv2.pointPolygonTest(o.corners.astype(np.float32), centre, True) > -OUTLINE_NEAR * size
-               for o in outlines):
-            continue                                 # what two overlapping cards leave
-        got = fitted_outline(frame, table.mean, centre, size, aspect)
-        if got is None or any(_overlap(got.corners, o.corners) >= 0.3 for o in list(outlines) + new):
-            continue
-        if _along_an_outline(got.corners, list(outlines) + new, size):
-            continue
-        new.append(got)
+        long_, short = sorted(cv2.minAreaRect(c)[1], reverse=True)
+        if area <= PLACE_AREA[1] * card and long_ <= ONE_CARD * size and short <= ONE_CARD * aspect * size:
+            centres = [(x + bw / 2, y + bh / 2)]
+        else:
+            centres = _part_centres(c, max(2, int(round(area / card)), int(np.ceil(long_ / (ONE_CARD * size)))))
+        for centre in centres:
+            if any(cv2.pointPolygonTest(o.corners.astype(np.float32), centre, False) >= 0 for o in new):
+                continue                                 # part of a card fitted already
+            if any(cv2.pointPolygonTest(o.corners.astype(np.float32), centre, True) > -OUTLINE_NEAR * size
+                   for o in outlines):
+                continue                                 # what two overlapping cards leave
+            got = fitted_outline(frame, table.mean, centre, size, aspect)
+            if got is None or any(_overlap(got.corners, o.corners) >= 0.3 for o in list(outlines) + new):
+                continue
+            if _along_an_outline(got.corners, list(outlines) + new, size):
+                continue
+            new.append(got)
     return new
+
+
+def _part_centres(contour: np.ndarray, parts: int, rounds: int = 12) -> list:
+    """The middles of ``parts`` parts of the place inside ``contour`` (frame px): k-means of
+    its pixels (Lloyd's rounds), started from equal shares of them cut across its longest
+    direction (cards lying close together lie side by side), so that each part settles on
+    one card's print whatever its share of the pixels. Written here as a few lines of numpy:
+    OpenCV's ``kmeans`` starts from random centres drawn from its global generator.
+
+    >>> two = np.array([[[0, 0]], [[199, 0]], [[199, 49]], [[0, 49]]], np.int32)
+    >>> [tuple(int(round(v)) for v in c) for c in _part_centres(two, 2)]
+    [(50, 24), (150, 24)]
+    """
+    x, y, bw, bh = cv2.boundingRect(contour)
+    mask = np.zeros((bh, bw), np.uint8)
+    cv2.drawContours(mask, [contour - (x, y)], -1, 1, -1)
+    ys, xs = np.nonzero(mask)
+    pts = np.stack([xs + x, ys + y], axis=1).astype(np.float64)
+    mean = pts.mean(axis=0)
+    # The principal axis: the eigenvector of the largest eigenvalue of the covariance.
+    axis = np.linalg.eigh(np.cov((pts - mean).T))[1][:, -1]
+    t = (pts - mean) @ axis
+    cuts = np.quantile(t, np.linspace(0, 1, parts + 1))
+    centres = np.array([pts[(t >= cuts[k]) & (t <= cuts[k + 1])].mean(axis=0) for k in range(parts)])
+    for _ in range(rounds):
+        nearest = ((pts[:, None, :] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
+        moved = np.array([pts[nearest == k].mean(axis=0) if (nearest == k).any() else centres[k]
+                          for k in range(parts)])
+        if np.abs(moved - centres).max() < 0.5:
+            break
+        centres = moved
+    return sorted(tuple(c) for c in centres)
 
 
 def _along_an_outline(corners: np.ndarray, outlines: list, size: float) -> bool:
