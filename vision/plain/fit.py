@@ -256,8 +256,9 @@ def fitted_outlines(frame: np.ndarray, foreground: np.ndarray, outlines: list, a
     """New outlines fitted (:func:`fit_card`) where print that differs from the empty table
     (``foreground``, frame size) lies outside every outline of ``outlines``, clear of the
     frame's edge (an arm reaches in across it), as large as a card's print
-    (``PLACE_AREA``); each kept when every side is supported (``FIT_SUPPORT``) and it
-    overlaps no outline. ``size``: the calibrated card's long side (px)."""
+    (``PLACE_AREA``; a place of up to ``SEVERAL_CARDS`` is fitted at the middle of each of
+    its parts); each kept when every side is supported (``FIT_SUPPORT``) and it overlaps no
+    outline. ``size``: the calibrated card's long side (px)."""
     if table is None or getattr(table, "mean", None) is None:
         return []
     h, w = foreground.shape[:2]
