@@ -464,6 +464,40 @@ def test_twins_whose_small_signs_are_found_from_one_face_only_are_compared_there
     _each_read_right(faces, deck, ("9H", "9D"), 110)
 
 
+def _calibrated_live(plan: dict, index: int, expected: tuple):
+    """The deck of a tuning session of ``clean_cases`` (its ``_plan`` with ``plan``; the
+    session at ``index``, whose design, surface and size must be ``expected``), calibrated
+    by one live pass through its camera and prepared: ``(session, deck)``."""
+    from bench.plain_tuning.clean_cases import _plan
+    from bench.vision_plain import calibrate_through_camera
+    *_, session, sub_seed = _plan(**plan)[index]
+    assert (session.design, session.surface, session.size) == expected
+    deck, cal = calibrate_through_camera(session, np.random.default_rng(sub_seed))
+    assert deck is not None, cal["error"]
+    return session, deck.prepare()
+
+
+def _read_alone(session, deck, cards: tuple, frames: int) -> list:
+    """Each of ``cards`` in turn lying alone on the session's table, ``frames`` frames in
+    all, read with the empty table learnt: ``[(card, what was read), ...]``."""
+    from bench import vision_sets as vs
+    from vision.plain import recognize_plain
+    from vision.plain.background import TableModel
+    from vision.synth import compose_scene
+    rng = np.random.default_rng(5)
+    table = TableModel()
+    empty = compose_scene([], size=session.size, rng=rng, **session.conditions())
+    for _ in range(10):
+        table.learn(empty.shoot(rng)[0])
+    seen = []
+    for k in range(frames):
+        card = Card(cards[k % len(cards)])
+        places, extra = vs.frame_placements(session, rng, "alone", cards=[card])
+        frame, _ = vs.compose(session, places, rng, **extra)
+        seen.append((str(card), [str(s.card) if s.card else s.reason for s in recognize_plain(frame, deck, table=table)]))
+    return seen
+
+
 def test_nines_are_told_apart_when_the_calibration_cut_one_face_a_little_askew():
     # Oxygen White on snow-white cloth through the tuning camera, 640x480, its whole deck
     # calibrated live (a session of `clean_cases collect --groups light,pale --sessions 6
@@ -472,31 +506,12 @@ def test_nines_are_told_apart_when_the_calibration_cut_one_face_a_little_askew()
     # look said neither: every nine of clubs and of spades here was refused (0 of 12).
     # The twin's side now also lays the view on the twin's own template, and looks at
     # whichever of the two fits its places better.
-    from bench import vision_sets as vs
     from bench.plain_tuning import textures
-    from bench.plain_tuning.clean_cases import _plan
-    from bench.vision_plain import calibrate_through_camera
-    from vision.plain import recognize_plain
-    from vision.plain.background import TableModel
-    from vision.synth import compose_scene
     cv2.setNumThreads(1)
     with textures.registered():
-        *_, session, sub_seed = _plan(["light", "pale"], 6, 969)[8]
-        assert (session.design, session.surface, session.size) == ("oxygen-white", "cloth:snow", (640, 480))
-        deck, cal = calibrate_through_camera(session, np.random.default_rng(sub_seed))
-        assert deck is not None, cal["error"]
-        deck = deck.prepare()
-        rng = np.random.default_rng(5)
-        table = TableModel()
-        empty = compose_scene([], size=session.size, rng=rng, **session.conditions())
-        for _ in range(10):
-            table.learn(empty.shoot(rng)[0])
-        seen = []
-        for k in range(12):
-            card = Card(("9C", "9S")[k % 2])
-            places, extra = vs.frame_placements(session, rng, "alone", cards=[card])
-            frame, _ = vs.compose(session, places, rng, **extra)
-            seen.append((str(card), [str(s.card) if s.card else s.reason for s in recognize_plain(frame, deck, table=table)]))
+        session, deck = _calibrated_live(dict(groups=["light", "pale"], sessions=6, seed=969), 8,
+                                         ("oxygen-white", "cloth:snow", (640, 480)))
+        seen = _read_alone(session, deck, ("9C", "9S"), 12)
     assert all(names == [card] for card, names in seen), seen
 
 
@@ -509,31 +524,12 @@ def test_tens_whose_print_lies_off_the_cards_centre_are_told_apart():
     # card and leaves out the corners, and finds no signs: every ten of spades and of clubs
     # lying there was refused ("margin 0.00"). A ten turned shows the same picture, so
     # they are compared the way up at which their signs are found.
-    from bench import vision_sets as vs
     from bench.plain_tuning import textures
-    from bench.plain_tuning.clean_cases import _plan
-    from bench.vision_plain import calibrate_through_camera
-    from vision.plain import recognize_plain
-    from vision.plain.background import TableModel
-    from vision.synth import compose_scene
     cv2.setNumThreads(1)
     with textures.registered():
-        *_, session, sub_seed = _plan(["light", "pale"], 6, 983, camera="tuning-hard", designs="generated")[4]
-        assert (session.design, session.surface, session.size) == ("gen-7", "felt:linen", (640, 480))
-        deck, cal = calibrate_through_camera(session, np.random.default_rng(sub_seed))
-        assert deck is not None, cal["error"]
-        deck = deck.prepare()
+        session, deck = _calibrated_live(dict(groups=["light", "pale"], sessions=6, seed=983, camera="tuning-hard",
+                                              designs="generated"), 4, ("gen-7", "felt:linen", (640, 480)))
         tens = deck.index("10S"), deck.index("10C")
         assert not deck.sign_places(*tens, turned=True)[1] and deck.sign_places(*tens)[1]
-        rng = np.random.default_rng(5)
-        table = TableModel()
-        empty = compose_scene([], size=session.size, rng=rng, **session.conditions())
-        for _ in range(10):
-            table.learn(empty.shoot(rng)[0])
-        seen = []
-        for k in range(8):
-            card = Card(("10S", "10C")[k % 2])
-            places, extra = vs.frame_placements(session, rng, "alone", cards=[card])
-            frame, _ = vs.compose(session, places, rng, **extra)
-            seen.append((str(card), [str(s.card) if s.card else s.reason for s in recognize_plain(frame, deck, table=table)]))
+        seen = _read_alone(session, deck, ("10S", "10C"), 8)
     assert all(names == [card] for card, names in seen), seen
