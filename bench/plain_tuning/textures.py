@@ -1,4 +1,4 @@
-"""Busy table surfaces of our own for tuning the single-photo finder: a berber carpet, a light wood with strong grain, a woven sisal mat, terrazzo.
+"""Busy table surfaces of our own for tuning the single-photo finder: a berber carpet, a light wood with strong grain, a woven sisal mat, terrazzo, veined stone tiles.
 
 They are drawn here (not by vision.synth_surfaces) so that the benchmark's own carpet,
 wood and tile surfaces stay unseen while the finder is tuned. ``registered()`` makes
@@ -21,6 +21,9 @@ tables; not part of the busy split (whose sessions stay the same)."""
 PRINTS = ("camouflage",)
 """Printed cloths of our own with large blobs of dark colour on a light ground
 (``tune:camouflage``), for tuning the live reader on busy prints; in no group."""
+STONES = ("slate",)
+"""Stone floor tiles of our own (``tune:slate``: light stone with thin dark veins, square
+tiles of 15-30 cm set with grout), for tuning photo mode on veined tiles; in no group."""
 PILES = ("fleece",)
 """Long-pile rugs of our own (``tune:fleece``: tufts of fibres lying in a direction that
 wanders over the rug, light tips over deep shade), for tuning photo mode on a pile; in
@@ -98,8 +101,10 @@ def texture(kind: str, shape, ppm: float, rng) -> np.ndarray:
         img = _camouflage(shape, ppm, rng)
     elif kind == "fleece":
         img = _fleece(shape, ppm, rng)
+    elif kind == "slate":
+        img = _slate(shape, ppm, rng)
     else:
-        raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(KINDS + PATTERNS + PRINTS + PILES)}")
+        raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(KINDS + PATTERNS + PRINTS + PILES + STONES)}")
     return img
 
 
@@ -130,6 +135,30 @@ def _pattern(kind: str, shape, ppm: float, rng) -> np.ndarray:
             idx_v = which[np.searchsorted(edges, v % edges[-1], side="right").clip(0, 5)]
             img = 0.5 * (img + colours[idx_v])
     img = img * (1.0 + 0.04 * _blur_noise(rng, shape, 0.3 * ppm))[:, :, None]
+    return cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.4)
+
+
+def _slate(shape, ppm: float, rng) -> np.ndarray:
+    """Square stone tiles, 15-30 cm, laid in a grid turned by any angle with grout 2-5 mm
+    wide (lighter or darker than the stone); each tile a light stone whose shade varies a
+    little, crossed by thin dark veins (where a smooth noise field passes through zero)."""
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / np.float32(ppm)
+    a = rng.uniform(0, np.pi / 2)
+    u = xx * np.cos(a) + yy * np.sin(a)
+    v = -xx * np.sin(a) + yy * np.cos(a)
+    side, grout = rng.uniform(150.0, 300.0), rng.uniform(2.0, 5.0)
+    stone = np.float32(rng.uniform(175, 235)) + rng.uniform(-12, 12, 3).astype(np.float32)   # near grey
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = stone
+    tile = (np.floor(u / side) * 7 + np.floor(v / side) * 13).astype(np.int64)
+    shade = 1.0 + 0.06 * np.sin(tile * 2.39996).astype(np.float32)
+    field = _blur_noise(rng, shape, 12 * ppm) + 0.4 * _blur_noise(rng, shape, 3 * ppm)
+    veins = np.exp(-(field / 0.06) ** 2).astype(np.float32)
+    img *= (shade * (1.0 - rng.uniform(0.25, 0.5) * veins))[:, :, None]
+    joint = (np.minimum(u % side, v % side) < grout)[:, :, None]
+    img = np.where(joint, np.float32(rng.uniform(60, 200)) + rng.uniform(-8, 8, 3).astype(np.float32), img)
+    img *= (1.0 + 0.03 * _blur_noise(rng, shape, 0.5 * ppm))[:, :, None]
     return cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.4)
 
 
@@ -191,7 +220,7 @@ def registered():
     def parse(spec):
         if isinstance(spec, str) and spec.startswith("tune:"):
             kind = spec.split(":", 1)[1]
-            if kind not in KINDS + PATTERNS + PRINTS + PILES:
+            if kind not in KINDS + PATTERNS + PRINTS + PILES + STONES:
                 raise ss.SurfaceError(f"unknown tuning texture {spec!r}")
             return "tune", [kind]
         return orig_parse(spec)
