@@ -221,6 +221,13 @@ BAND_LIKE = 0.35
 from this on, the band is as much the table as the card's margin (an outline that took
 in a row of a gingham's checks beside the card: 0.41; cards found at their own outline
 on the tools' printed cloths, oak and green cloth: up to 0.28, red cards on stripes)."""
+STRIP_MARGINS = 2
+"""Least number of an outline's bands along its sides unlike the table (below
+``BAND_LIKE``) for it to be taken as a card with a strip of the table beside it
+(``unlike_the_table``). Stone tiles seen at a slant from a phone held high (tuning photos,
+``photo_tuning --camera tuning-slant --surfaces tune:slate --seed 992``), each tile a
+shade off its neighbours: bands 0.38-0.40 on all four sides (inside 0.38-0.39), larger
+than the card (bands 0.11-0.20) lying beside them, and taken for it."""
 
 
 def table_likeness(frame: np.ndarray, quads) -> tuple:
@@ -265,22 +272,26 @@ def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
     as two. The largest outline unlike the table inside alone, when the others so unlike
     it all lie apart from it and are less than half its size: the card with a strip of
     the table beside it (``lone_card`` then moves that side in, or says so)."""
-    like, bands = table_likeness(frame, [o.corners for o in outlines])
-    bands = bands.max(axis=1)
+    like, sides = table_likeness(frame, [o.corners for o in outlines])
+    bands = sides.max(axis=1)
     # The table's ArUco markers are unlike any cloth and never a card.
     centres = marker_centres(frame)
-    inside = [(o, band) for o, v, band in zip(outlines, like, bands)
+    inside = [(o, band, side) for o, v, band, side in zip(outlines, like, bands, sides)
               if v < TABLE_LIKE and not _holds_a_marker(o.corners, centres)]
-    unlike = [o for o, band in inside if band < BAND_LIKE]
+    unlike = [o for o, band, _ in inside if band < BAND_LIKE]
     if inside:
         # The largest outline unlike the table inside, but with a band of it along a side,
         # is the card with a strip of the cloth beside it (looked at again by the
         # caller) when what else is unlike the table is far smaller and lies apart from
         # it: a square of a plaid's darker stripes unlike the cloth's mix (0.15 of the
-        # card's area) is no card.
-        big = max((o for o, _ in inside), key=lambda o: o.area)
-        if unlike and all(o is not big and o.area < 0.5 * big.area and _overlap(o.corners, big.corners) == 0
-                          for o in unlike):
+        # card's area) is no card. A card with a strip of the table beside it still has
+        # its paper's margin along at least two sides (``STRIP_MARGINS``); an outline
+        # with the table along three or four is the table's own shape (a stone tile, a
+        # shade lighter than its neighbours, larger than the card lying beside it).
+        big, _, big_sides = max(inside, key=lambda x: x[0].area)
+        if unlike and (big_sides < BAND_LIKE).sum() >= STRIP_MARGINS \
+                and all(o is not big and o.area < 0.5 * big.area and _overlap(o.corners, big.corners) == 0
+                        for o in unlike):
             return [big]
     return unlike or outlines
 
