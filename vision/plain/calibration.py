@@ -270,8 +270,9 @@ def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
     table's markers, or all of them when none is. For a photo of one card, with no
     empty table learnt: two cards on the table are both unlike it, and are still refused
     as two. The largest outline unlike the table inside alone, when the others so unlike
-    it all lie apart from it and are less than half its size: the card with a strip of
-    the table beside it (``lone_card`` then moves that side in, or says so)."""
+    it all lie apart from it and are less than half its size, and its bands along at least
+    two sides are unlike the table (``STRIP_MARGINS``): the card with a strip of the table
+    beside it (``lone_card`` then moves that side in, or says so)."""
     like, sides = table_likeness(frame, [o.corners for o in outlines])
     bands = sides.max(axis=1)
     # The table's ArUco markers are unlike any cloth and never a card.
