@@ -433,12 +433,11 @@ class PlainDeck:
 
     def point_symmetric(self, a: int) -> bool:
         """Whether card ``a``'s face is its own picture turned upside down (cached): its
-        template turned fits it as a calibration's slip (``read.laid_slip``) by at least
+        template turned fits it as a calibration's slip (``read.slip_fit``) by at least
         ``SYMMETRIC_FIT``. A ten's pips and a court's two heads are; an ace's one pip is not."""
         if a not in self._symmetric:
             t = self.templates[a].face.sharp
-            fit, warp = read._fit(t, t[::-1, ::-1])
-            self._symmetric[a] = bool(fit >= SYMMETRIC_FIT and read._small_slip(warp, t.shape[0]))
+            self._symmetric[a] = read.slip_fit(t, t[::-1, ::-1]) >= SYMMETRIC_FIT
         return self._symmetric[a]
 
     def sign_ways(self, a: int, b: int, ways) -> list:
@@ -506,6 +505,8 @@ class PlainDeck:
             for b in self.alike[a]:
                 if self.twins(a, b):
                     self.slips(a, b)
+                if self.cards[a].rank == self.cards[b].rank:
+                    self.point_symmetric(b)             # the sign look's ways up (``sign_ways``)
                 for turned in (False, True):
                     if self.twins(a, b):
                         self.sign_patches(a, b, turned)

@@ -382,6 +382,13 @@ def laid_slip(sharp_a: np.ndarray, sharp_b: np.ndarray) -> np.ndarray:
                           borderMode=cv2.BORDER_REPLICATE)
 
 
+def slip_fit(sharp_a: np.ndarray, sharp_b: np.ndarray) -> float:
+    """How well ``b`` laid on ``a`` by their affine fit matches it (correlation) when that
+    fit is a calibration's slip (``MAX_LAY_CHANGE``, ``MAX_SLIP``); 0 otherwise."""
+    fit, warp = _fit(sharp_a, sharp_b)
+    return float(fit) if _small_slip(warp, sharp_a.shape[0]) else 0.0
+
+
 def _fit(sharp_a: np.ndarray, sharp_b: np.ndarray) -> tuple:
     """The affine fit laying ``b`` on ``a``: (correlation, warp), or (0, None) when it fails."""
     try:
