@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Optional
 
 import cv2
 import numpy as np
@@ -67,16 +68,18 @@ def command_env() -> dict:
 
 
 def photo_tables(n: int, seed: int, cameras=("webcam", "phone"), designs=PHOTO_DESIGNS,
-                 splits=("validation",), mixed: bool = True) -> list:
+                 splits=("validation",), mixed: bool = True, surfaces=None) -> list:
     """``n`` photo sessions: ``designs`` (default: validation and npm designs) on the
-    photo surfaces of ``splits`` (default: validation), the cameras taking turns.
+    photo surfaces of ``splits`` (default: validation), or only those of them named in
+    ``surfaces``, the cameras taking turns.
 
     ``mixed``: the order of the designs and of the surfaces is shuffled by the seed, so
     that each seed pairs designs, cameras and surfaces anew; without it (the order of
     earlier runs, kept for tests that rebuild their tables) every seed gives a table the
     same design, surface and camera."""
     rng = np.random.default_rng([seed, 77])
-    surfaces = [(sp, s) for sp in splits for s in PHOTO_SPLITS[sp]]
+    only = surfaces
+    surfaces = [(sp, s) for sp in splits for s in PHOTO_SPLITS[sp] if only is None or s in only]
     # A shuffle of its own, so that the sessions' draws from ``rng`` stay as they were.
     mix = np.random.default_rng([seed, 78])
     design_order = mix.permutation(len(designs)) if mixed else None
@@ -273,7 +276,8 @@ def said_lines(r: dict) -> list:
 
 
 def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, keep=None,
-              cameras=("webcam", "phone"), designs=PHOTO_DESIGNS, splits=("validation",), upright=False) -> int:
+              cameras=("webcam", "phone"), designs=PHOTO_DESIGNS, splits=("validation",), upright=False,
+              surfaces=None) -> int:
     cv2.setNumThreads(1)
     base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="euchre-photo-"))
     rows = []
@@ -284,7 +288,7 @@ def run_photo(tables: int, photos: int, seed: int = REPORT_SEED, json_out=None, 
               f"calibration photos and {photos} photos of four cards each, through the command line"
               + (", every photo stored as a phone held upright stores it (EXIF orientation 6)" if upright else ""),
               flush=True)
-        for i, (session, sub) in enumerate(photo_tables(tables, seed, cameras, designs, splits)):
+        for i, (session, sub) in enumerate(photo_tables(tables, seed, cameras, designs, splits, surfaces=surfaces)):
             rng = np.random.default_rng(sub)
             r = run_table(session, rng, photos, base / f"table-{i:02d}", upright=upright)
             rows.append(r)
@@ -336,12 +340,14 @@ def main(argv=None) -> int:
     ap.add_argument("--splits", default="validation",
                     help="surface splits: tuning (cloth, felt, oak), busy (tuning: carpet, grain, sisal, "
                     "terrazzo of our own) or validation (home tables)")
+    ap.add_argument("--surfaces", help="only these surfaces of the splits chosen (e.g. tiles:marble,tiles:ceramic)")
     ap.add_argument("--upright", action="store_true",
                     help="store every photo as a phone held upright does (turned a quarter when read, by its EXIF "
                     "orientation)")
     args = ap.parse_args(argv)
     try:
         designs, splits = photo_choice(args.designs, args.splits)
+        surfaces = surface_choice(args.surfaces, splits)
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -354,7 +360,7 @@ def main(argv=None) -> int:
         print(f"--cameras {args.cameras}: choose from {', '.join(PHOTO_CAMERAS)}", file=sys.stderr)
         return 2
     return run_photo(args.tables, args.photos, args.seed, args.json, args.keep, cameras, designs, splits,
-                     args.upright)
+                     args.upright, surfaces)
 
 
 def photo_choice(design_groups, split_names) -> tuple:
@@ -373,6 +379,25 @@ def photo_choice(design_groups, split_names) -> tuple:
     if bad or not splits:
         raise ValueError(f"--splits {split_names}: choose from {', '.join(PHOTO_SPLITS)}")
     return designs, splits
+
+
+def surface_choice(names, splits) -> Optional[tuple]:
+    """The surfaces named (comma-separated) among those of ``splits``, or None for all of
+    them; ValueError names one that is not.
+
+    >>> surface_choice("tiles:marble", ("validation",))
+    ('tiles:marble',)
+    >>> surface_choice("tune:slate", ("validation",))
+    Traceback (most recent call last):
+    ValueError: --surfaces tune:slate: choose from wood:walnut:satin, wood:pine:matte, wood:cherry:gloss, wood:maple:satin, carpet:loop, carpet:shag, tiles:ceramic, tiles:marble
+    """
+    if names is None:
+        return None
+    known = [s for sp in splits for s in PHOTO_SPLITS[sp]]
+    chosen = tuple(n for n in names.split(",") if n)
+    if not chosen or any(n not in known for n in chosen):
+        raise ValueError(f"--surfaces {names}: choose from {', '.join(known)}")
+    return chosen
 
 
 if __name__ == "__main__":

@@ -21,9 +21,11 @@ tables; not part of the busy split (whose sessions stay the same)."""
 PRINTS = ("camouflage",)
 """Printed cloths of our own with large blobs of dark colour on a light ground
 (``tune:camouflage``), for tuning the live reader on busy prints; in no group."""
-STONES = ("slate",)
-"""Stone floor tiles of our own (``tune:slate``: light stone with thin dark veins, square
-tiles of 15-30 cm set with grout), for tuning photo mode on veined tiles; in no group."""
+STONES = ("slate", "flags")
+"""Stone floor tiles of our own, light stone with thin dark veins set with grout: square
+tiles of 15-30 cm (``tune:slate``), or oblong flags of 9-18 cm by 1.3-1.6 times that
+(``tune:flags``: a tile of a card's proportions, twice its size), for tuning photo mode on
+veined tiles; in no group."""
 PILES = ("fleece",)
 """Long-pile rugs of our own (``tune:fleece``: tufts of fibres lying in a direction that
 wanders over the rug, light tips over deep shade), for tuning photo mode on a pile; in
@@ -101,8 +103,8 @@ def texture(kind: str, shape, ppm: float, rng) -> np.ndarray:
         img = _camouflage(shape, ppm, rng)
     elif kind == "fleece":
         img = _fleece(shape, ppm, rng)
-    elif kind == "slate":
-        img = _slate(shape, ppm, rng)
+    elif kind in STONES:
+        img = _slate(shape, ppm, rng, oblong=kind == "flags")
     else:
         raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(KINDS + PATTERNS + PRINTS + PILES + STONES)}")
     return img
@@ -138,25 +140,30 @@ def _pattern(kind: str, shape, ppm: float, rng) -> np.ndarray:
     return cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.4)
 
 
-def _slate(shape, ppm: float, rng) -> np.ndarray:
+def _slate(shape, ppm: float, rng, oblong: bool = False) -> np.ndarray:
     """Square stone tiles, 15-30 cm, laid in a grid turned by any angle with grout 2-5 mm
     wide (lighter or darker than the stone); each tile a light stone whose shade varies a
-    little, crossed by thin dark veins (where a smooth noise field passes through zero)."""
+    little, crossed by thin dark veins (where a smooth noise field passes through zero).
+    ``oblong``: tiles 0.6 times that wide and 1.3-1.6 times as long as wide."""
     h, w = shape
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / np.float32(ppm)
     a = rng.uniform(0, np.pi / 2)
     u = xx * np.cos(a) + yy * np.sin(a)
     v = -xx * np.sin(a) + yy * np.cos(a)
     side, grout = rng.uniform(150.0, 300.0), rng.uniform(2.0, 5.0)
+    side_v = side
+    if oblong:
+        side *= 0.6
+        side_v = side * rng.uniform(1.3, 1.6)
     stone = np.float32(rng.uniform(175, 235)) + rng.uniform(-12, 12, 3).astype(np.float32)   # near grey
     img = np.empty((h, w, 3), np.float32)
     img[:] = stone
-    tile = (np.floor(u / side) * 7 + np.floor(v / side) * 13).astype(np.int64)
+    tile = (np.floor(u / side) * 7 + np.floor(v / side_v) * 13).astype(np.int64)
     shade = 1.0 + 0.06 * np.sin(tile * 2.39996).astype(np.float32)
     field = _blur_noise(rng, shape, 12 * ppm) + 0.4 * _blur_noise(rng, shape, 3 * ppm)
     veins = np.exp(-(field / 0.06) ** 2).astype(np.float32)
     img *= (shade * (1.0 - rng.uniform(0.25, 0.5) * veins))[:, :, None]
-    joint = (np.minimum(u % side, v % side) < grout)[:, :, None]
+    joint = (np.minimum(u % side, v % side_v) < grout)[:, :, None]
     img = np.where(joint, np.float32(rng.uniform(60, 200)) + rng.uniform(-8, 8, 3).astype(np.float32), img)
     img *= (1.0 + 0.03 * _blur_noise(rng, shape, 0.5 * ppm))[:, :, None]
     return cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.4)

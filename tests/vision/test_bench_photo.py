@@ -32,6 +32,15 @@ def test_unknown_design_groups_or_splits_are_named(designs, splits):
         vp.photo_choice(designs, splits)
 
 
+def test_photo_tables_can_be_held_to_named_surfaces():
+    splits = ("validation",)
+    chosen = vp.surface_choice("tiles:marble,tiles:ceramic", splits)
+    tables = vp.photo_tables(5, 301, surfaces=chosen)
+    assert {s.surface for s, _ in tables} == {"tiles:marble", "tiles:ceramic"}
+    with pytest.raises(ValueError, match="choose from"):
+        vp.surface_choice("tune:flags", splits)          # a tuning surface is not a validation one
+
+
 def test_the_commands_run_the_benchmarks_own_checkout():
     root = Path(vp.__file__).resolve().parent.parent
     assert vp.command_env()["PYTHONPATH"].split(os.pathsep)[0] == str(root)

@@ -11,7 +11,7 @@ from vision.plain.deck import picture_side
 from vision.plain.find import find_outlines, kept, top_level
 from vision.plain.merge import _merge
 from vision.plain.outline import MIN_LONG_SIDE, PHOTO_CARD, WORK_WIDTH, _overlap, _verify, clockwise, quad_shape
-from vision.plain.photo import REGION_GROWTH, mask_quads, pulled_in, strip_of_the_table
+from vision.plain.photo import REGION_GROWTH, mask_quads, on_the_tables_lines, pulled_in, strip_of_the_table
 from vision.plain.straighten import face_of
 from vision.zones import detect_markers
 
@@ -135,18 +135,27 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
     (``photo.strip_of_the_table``) has that side moved in to the card's edge
     (``photo.pulled_in``), or is no card found (``StripTaken``, holding the outline)."""
     markers = None if table is not None else marker_centres(frame)
-    outlines = top_level(not_the_mat(find_outlines(frame, None, table=table, alone=table is None), markers))
+
+    def cards(found: list) -> list:
+        # In a photo, the shapes drawn by the table's own lines are no card: tiles between
+        # grout lines, which a phone held at a slant foreshortens to a card's shape and size.
+        if table is not None or not found:
+            return found
+        return [o for o, lines in zip(found, on_the_tables_lines(frame, [o.corners for o in found])) if not lines]
+
+    outlines = cards(top_level(not_the_mat(find_outlines(frame, None, table=table, alone=table is None), markers)))
     if not outlines and table is None and frame.shape[1] > WORK_WIDTH:
         # A small card in a large photo (a phone held high) may have lost its sides at
         # the finder's working size: the photo is looked at again at its own size.
-        outlines = top_level(not_the_mat(find_outlines(frame, None, work_width=frame.shape[1], alone=True), markers))
+        outlines = cards(top_level(not_the_mat(find_outlines(frame, None, work_width=frame.shape[1], alone=True),
+                                               markers)))
     if not outlines and table is None:
-        outlines = paper_outlines(frame)
+        outlines = cards(paper_outlines(frame))
     if not outlines and table is None:
         # A light card on a light, veined surface (marble, a tile's grout running along
         # one side): one side may lie on a step over less of its length. The face cut
         # so is still held to the other cards' shape and size, and read back.
-        outlines = top_level(not_the_mat(find_outlines(frame, None, lenient=True, alone=True), markers))
+        outlines = cards(top_level(not_the_mat(find_outlines(frame, None, lenient=True, alone=True), markers)))
     if not outlines:
         raise NoCardFound(f"{what}: no card found in it; lay one card alone, face up and "
                                "whole, in view of the camera (at least 60 px long)")
@@ -303,7 +312,7 @@ def unlike_the_table_at(frame: np.ndarray, corners) -> bool:
     table's markers."""
     like, bands = table_likeness(frame, [np.asarray(corners, np.float32)])
     return bool(like[0] < TABLE_LIKE and bands.max(axis=1)[0] < BAND_LIKE) \
-        and not _holds_a_marker(corners, marker_centres(frame))
+        and not _holds_a_marker(corners, marker_centres(frame)) and not on_the_tables_lines(frame, [corners])[0]
 
 
 def _holds_a_marker(corners, centres) -> bool:

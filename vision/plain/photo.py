@@ -6,7 +6,7 @@ from typing import Optional
 import cv2
 import numpy as np
 
-from vision.plain.outline import (_TO_YCC, grid_inside, MIN_LONG_SIDE, MIN_SUPPORT, PHOTO_CARD, _corners_of_lines, _crossings,
+from vision.plain.outline import (_TO_YCC, PEAK, STEP, grid_inside, MIN_LONG_SIDE, MIN_SUPPORT, PHOTO_CARD, _corners_of_lines, _crossings, _median,
                                   _hull_quad, _side_samples, _suppress, _verify, clockwise, line_scores, quad_shape,
                                   sample, side_support, step_profiles)
 
@@ -426,6 +426,11 @@ RING_TEXTURE = 0.7
 between the two holds edges this densely or more, against the table just around it
 (tuning photos on carpets: such rings 0.86-1.04 times the table's density; a card's margin
 with its corner index between its edge and its picture frame 0.09-0.6)."""
+RING_TEXTURE_MOST = 1.4
+"""...and no more densely than this times the table: a ring busier than the table around
+it holds the card's own print (a pale deck's index and pips in its margin on light stone,
+whose few veins leave the table's density at 0.05-0.07: tuning photos' margins 1.2-2.7
+times it, 15 of 24 cards of one deck taken as strips of the table before)."""
 RING_SHARE = 0.1
 """...and the ring is at least this share of the outer outline's area (a ring of a few
 pixels along a side, or only the index, says nothing of its texture)."""
@@ -478,7 +483,7 @@ def _ring_as_table(frame_bgr: np.ndarray, outer: np.ndarray, inner: np.ndarray) 
 
 def _as_the_table(texture: float, like: float, table: float) -> bool:
     # A band of a busy table: as full of edges as the table around and of its colours.
-    return table >= BUSY_AROUND and texture >= RING_TEXTURE and like >= RING_LIKE
+    return table >= BUSY_AROUND and RING_TEXTURE <= texture <= RING_TEXTURE_MOST and like >= RING_LIKE
 
 
 def took_in_the_table(frame_bgr: np.ndarray, outer: np.ndarray, inner: np.ndarray) -> bool:
@@ -531,6 +536,53 @@ def around_the_table(frame_bgr: np.ndarray, outlines: list) -> list:
     it (``took_in_the_table`` of it and one of the outlines its ``inside`` names)."""
     return [bool(o.inside) and any(took_in_the_table(frame_bgr, o.corners, outlines[j].corners) for j in o.inside)
             for o in outlines]
+
+
+
+RUN_ON = (0.06, 0.3)
+"""Stretch (fractions of a side's length) beyond each end of an outline's side that
+``on_the_tables_lines`` looks along: past the corner, clear of the corner's rounding."""
+RUN_ON_SHARE = 0.6
+"""Least share of a quadrilateral's side ends (two a side) in view beyond which its side
+runs on along a step (``MIN_SUPPORT`` of the stretch) for it to be a shape drawn by the
+table's own lines: a tile between grout lines, which run on past each of its corners,
+and which a phone held at a slant foreshortens to a card's shape and size. A card's
+sides end at its corners. (Tuning photos: tiles of a marble floor 5-8 of 8; cards alone
+on carpets, wood grain, sisal and terrazzo 0-3; a card laid along a grout line runs on
+past two ends, one in a tile's corner past four.)"""
+RUN_ON_LEAST = 4
+"""Least number of such ends, however few are in view (an end whose stretch runs out of
+the photo is not looked at)."""
+
+
+def on_the_tables_lines(frame_bgr: np.ndarray, quads) -> np.ndarray:
+    """Per quadrilateral (N, 4, 2), whether its sides run on past their ends along a step
+    as strong as a card's edge (the finder's ``STEP`` and ``PEAK``), beyond
+    ``RUN_ON_SHARE`` of the ends in view and at least ``RUN_ON_LEAST``: a shape drawn by
+    the table's own lines (tiles, boards), no card.
+
+    >>> floor = np.full((300, 400, 3), 200, np.uint8)
+    >>> floor[::100], floor[:, ::100] = 60, 60                    # tiles of 100 px
+    >>> tile = np.float32([[[101, 101], [199, 101], [199, 199], [101, 199]]])
+    >>> card = np.float32([[[120, 110], [180, 110], [180, 190], [120, 190]]])
+    >>> on_the_tables_lines(floor, np.concatenate([tile, card])).tolist()
+    [True, False]
+    """
+    quads = clockwise(np.asarray(quads, np.float32).reshape(-1, 4, 2))
+    if not len(quads):
+        return np.zeros(0, bool)
+    offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0, 5.0, 6.0, 7.0], np.float32)
+    far = np.array([frame_bgr.shape[1], frame_bgr.shape[0]], np.float32) - 1 - offsets[-1]
+    on_ends, seen = 0, 0
+    for lo, hi in ((1 + RUN_ON[0], 1 + RUN_ON[1]), (-RUN_ON[1], -RUN_ON[0])):
+        # As ``side_support`` judges a side: a step at the line, stronger than beside it.
+        base, _, _, st = step_profiles(frame_bgr, quads, offsets, 16, lo, hi)
+        at = st[..., :5].max(axis=3)
+        on = (at >= STEP) & (at >= PEAK * _median(st[..., 5:], axis=3))
+        in_view = ((base >= offsets[-1]) & (base <= far)).all(axis=(2, 3))          # (N, 4)
+        on_ends = on_ends + ((on.mean(axis=2) >= MIN_SUPPORT) & in_view).sum(axis=1)
+        seen = seen + in_view.sum(axis=1)
+    return on_ends >= np.maximum(RUN_ON_LEAST, np.ceil(RUN_ON_SHARE * seen))
 
 
 ALONE_LIKE = 0.6
