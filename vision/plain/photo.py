@@ -547,9 +547,10 @@ RUN_ON_SHARE = 0.6
 runs on along a step (``MIN_SUPPORT`` of the stretch) for it to be a shape drawn by the
 table's own lines: a tile between grout lines, which run on past each of its corners,
 and which a phone held at a slant foreshortens to a card's shape and size. A card's
-sides end at its corners. (Tuning photos: tiles of a marble floor 5-8 of 8; cards alone
-on carpets, wood grain, sisal and terrazzo 0-3; a card laid along a grout line runs on
-past two ends, one in a tile's corner past four.)"""
+sides end at its corners. (Tuning photos: tiles of a marble floor, photo run 1123's table
+that counts as tuning data, 5-8 of 8; cards alone on the tools' carpets, wood grain, sisal
+and terrazzo, 288 photos, 0-3. A card laid along a grout line would run on past two ends,
+one in a tile's corner past four.)"""
 RUN_ON_LEAST = 4
 """Least number of such ends, however few are in view (an end whose stretch runs out of
 the photo is not looked at)."""
