@@ -133,7 +133,9 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
     seen instead. With ``table`` (the empty table learnt), edges of the table are ignored.
     Without it, an outline that took in a strip of a busy table along a side
     (``photo.strip_of_the_table``) has that side moved in to the card's edge
-    (``photo.pulled_in``), or is no card found (``StripTaken``, holding the outline)."""
+    (``photo.pulled_in``), or is no card found (``StripTaken``, holding the outline); and
+    an outline whose sides run on past its corners is the table's own (a tile between
+    grout lines: ``photo.on_the_tables_lines``), no card."""
     markers = None if table is not None else marker_centres(frame)
 
     def cards(found: list) -> list:

@@ -6,8 +6,8 @@ from typing import Optional
 import cv2
 import numpy as np
 
-from vision.plain.outline import (_TO_YCC, PEAK, STEP, grid_inside, MIN_LONG_SIDE, MIN_SUPPORT, PHOTO_CARD, _corners_of_lines, _crossings, _median,
-                                  _hull_quad, _side_samples, _suppress, _verify, clockwise, line_scores, quad_shape,
+from vision.plain.outline import (_TO_YCC, PEAK, STEP, grid_inside, MIN_LONG_SIDE, MIN_SUPPORT, PHOTO_CARD, _corners_of_lines,
+                                  _crossings, _median, _hull_quad, _side_samples, _suppress, _verify, clockwise, line_scores, quad_shape,
                                   sample, side_support, step_profiles)
 
 # ------------------------------------------------------------------ single photos
@@ -536,7 +536,6 @@ def around_the_table(frame_bgr: np.ndarray, outlines: list) -> list:
     it (``took_in_the_table`` of it and one of the outlines its ``inside`` names)."""
     return [bool(o.inside) and any(took_in_the_table(frame_bgr, o.corners, outlines[j].corners) for j in o.inside)
             for o in outlines]
-
 
 
 RUN_ON = (0.06, 0.3)
