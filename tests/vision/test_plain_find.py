@@ -922,6 +922,18 @@ def test_a_pale_card_on_light_stone_is_not_taken_for_a_strip_of_it():
         assert corner_error(lone_card(photo).corners, truth["corners"]) < 4.0, card
 
 
+def test_a_side_found_along_a_grout_line_past_the_cards_corner_is_moved_in_to_the_card():
+    # The flags again under a deck with white paper on light stone (dondorf, table t4):
+    # outlines whose side lay along a grout line running past the card's corner took in a
+    # wedge of the stone (an A♦ 10 px off, a K♣ 20 px off). Such a side runs on past both
+    # its ends: it is moved in to the card's edge.
+    from vision.plain.calibration import lone_card
+    photos = _tuning_phone_photos(993, "tune:flags", 4, "dondorf")
+    for card in ("AD", "KC"):
+        photo, truth = photos[card]
+        assert corner_error(lone_card(photo).corners, truth["corners"]) < 5.0, card
+
+
 def test_the_checks_of_a_tartan_cloth_are_not_taken_for_cards_with_the_learnt_table():
     # A tartan is busy: its lines are steps under any card's sides too, so the side check
     # cannot tell its checks from cards. On this 640x480 tuning plaid 24-31 of them a

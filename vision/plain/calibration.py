@@ -11,7 +11,8 @@ from vision.plain.deck import picture_side
 from vision.plain.find import find_outlines, kept, top_level
 from vision.plain.merge import _merge
 from vision.plain.outline import MIN_LONG_SIDE, PHOTO_CARD, WORK_WIDTH, _overlap, _verify, clockwise, quad_shape
-from vision.plain.photo import REGION_GROWTH, mask_quads, on_the_tables_lines, pulled_in, strip_of_the_table
+from vision.plain.photo import (REGION_GROWTH, along_the_tables_lines, mask_quads, on_the_tables_lines, pulled_in,
+                                strip_of_the_table)
 from vision.plain.straighten import face_of
 from vision.zones import detect_markers
 
@@ -135,7 +136,9 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
     (``photo.strip_of_the_table``) has that side moved in to the card's edge
     (``photo.pulled_in``), or is no card found (``StripTaken``, holding the outline); and
     an outline whose sides run on past its corners is the table's own (a tile between
-    grout lines: ``photo.on_the_tables_lines``), no card."""
+    grout lines: ``photo.on_the_tables_lines``), no card, and a side that runs on past
+    both its ends was found along a line of the table (``photo.along_the_tables_lines``):
+    it is moved in to the card's edge where one is found."""
     markers = None if table is not None else marker_centres(frame)
 
     def cards(found: list) -> list:
@@ -173,6 +176,16 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
         if len(outlines) > 1:
             raise SeveralFound(f"{what}: {len(outlines)} cards found; lay one card at a time",
                                [o.corners for o in outlines])
+    along = along_the_tables_lines(frame, outlines[0].corners) if table is None else []
+    if along:
+        # A side found along a line of the table that runs on past both its ends (a grout
+        # line past the card's corner) is that line, not the card's edge: the outline took
+        # in a wedge of the table, whose face a look-alike's might be taken for: the side
+        # is moved in to the card's edge where one is found. (Not refused where none is: a
+        # card's own edge lies along a line of a gingham or plaid as often as not.)
+        pulled = pulled_in(frame, outlines[0], along)
+        if pulled is not None and not along_the_tables_lines(frame, pulled.corners):
+            outlines = [pulled]
     strip = strip_of_the_table(frame, outlines[0].corners) if table is None else []
     if strip:
         # The side is moved in to the card's edge; failing that, taken as no card found:
@@ -311,7 +324,8 @@ def unlike_the_table(frame: np.ndarray, outlines: list) -> list:
 def unlike_the_table_at(frame: np.ndarray, corners) -> bool:
     """Whether the quadrilateral ``corners`` would be kept by :func:`unlike_the_table`:
     unlike the table around it, as a card lying alone is, and holding none of the
-    table's markers."""
+    table's markers; and is no shape drawn by the table's lines
+    (``photo.on_the_tables_lines``)."""
     like, bands = table_likeness(frame, [np.asarray(corners, np.float32)])
     return bool(like[0] < TABLE_LIKE and bands.max(axis=1)[0] < BAND_LIKE) \
         and not _holds_a_marker(corners, marker_centres(frame)) and not on_the_tables_lines(frame, [corners])[0]

@@ -555,6 +555,25 @@ RUN_ON_LEAST = 4
 the photo is not looked at)."""
 
 
+def _run_on_ends(frame_bgr: np.ndarray, quads: np.ndarray) -> tuple:
+    """For clockwise quadrilaterals (N, 4, 2): whether each side runs on past each of its
+    ends (N, 4, 2: past corner k + 1, before corner k) along a step as strong as a card's
+    edge (the finder's ``STEP`` and ``PEAK``, over ``MIN_SUPPORT`` of ``RUN_ON``), and
+    whether that stretch lies in view (N, 4, 2)."""
+    offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0, 5.0, 6.0, 7.0], np.float32)
+    far = np.array([frame_bgr.shape[1], frame_bgr.shape[0]], np.float32) - 1 - offsets[-1]
+    on, seen = [], []
+    for lo, hi in ((1 + RUN_ON[0], 1 + RUN_ON[1]), (-RUN_ON[1], -RUN_ON[0])):
+        # As ``side_support`` judges a side: a step at the line, stronger than beside it.
+        base, _, _, st = step_profiles(frame_bgr, quads, offsets, 16, lo, hi)
+        at = st[..., :5].max(axis=3)
+        step = (at >= STEP) & (at >= PEAK * _median(st[..., 5:], axis=3))
+        in_view = ((base >= offsets[-1]) & (base <= far)).all(axis=(2, 3))          # (N, 4)
+        on.append((step.mean(axis=2) >= MIN_SUPPORT) & in_view)
+        seen.append(in_view)
+    return np.stack(on, axis=-1), np.stack(seen, axis=-1)
+
+
 def on_the_tables_lines(frame_bgr: np.ndarray, quads) -> np.ndarray:
     """Per quadrilateral (N, 4, 2), whether its sides run on past their ends along a step
     as strong as a card's edge (the finder's ``STEP`` and ``PEAK``), beyond
@@ -571,18 +590,24 @@ def on_the_tables_lines(frame_bgr: np.ndarray, quads) -> np.ndarray:
     quads = clockwise(np.asarray(quads, np.float32).reshape(-1, 4, 2))
     if not len(quads):
         return np.zeros(0, bool)
-    offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0, 5.0, 6.0, 7.0], np.float32)
-    far = np.array([frame_bgr.shape[1], frame_bgr.shape[0]], np.float32) - 1 - offsets[-1]
-    on_ends, seen = 0, 0
-    for lo, hi in ((1 + RUN_ON[0], 1 + RUN_ON[1]), (-RUN_ON[1], -RUN_ON[0])):
-        # As ``side_support`` judges a side: a step at the line, stronger than beside it.
-        base, _, _, st = step_profiles(frame_bgr, quads, offsets, 16, lo, hi)
-        at = st[..., :5].max(axis=3)
-        on = (at >= STEP) & (at >= PEAK * _median(st[..., 5:], axis=3))
-        in_view = ((base >= offsets[-1]) & (base <= far)).all(axis=(2, 3))          # (N, 4)
-        on_ends = on_ends + ((on.mean(axis=2) >= MIN_SUPPORT) & in_view).sum(axis=1)
-        seen = seen + in_view.sum(axis=1)
-    return on_ends >= np.maximum(RUN_ON_LEAST, np.ceil(RUN_ON_SHARE * seen))
+    on, seen = _run_on_ends(frame_bgr, quads)
+    return on.sum(axis=(1, 2)) >= np.maximum(RUN_ON_LEAST, np.ceil(RUN_ON_SHARE * seen.sum(axis=(1, 2))))
+
+
+def along_the_tables_lines(frame_bgr: np.ndarray, corners) -> list:
+    """The sides (k: from corner k of the clockwise ``corners`` to corner k + 1) that run
+    on past both their ends, as :func:`on_the_tables_lines` judges an end: a line of the
+    table (a grout line, a plank's seam) that a side of a card's outline was found along,
+    past the card's corner, so that the outline took in a wedge of the table.
+
+    >>> floor = np.full((300, 400, 3), 200, np.uint8)
+    >>> floor[::100] = 60                                         # boards of 100 px
+    >>> along_the_tables_lines(floor, np.float32([[120, 100], [180, 100], [180, 190], [120, 190]]))
+    [0]
+    """
+    q = clockwise(np.asarray(corners, np.float32).reshape(1, 4, 2))
+    on, _ = _run_on_ends(frame_bgr, q)
+    return [int(k) for k in np.nonzero(on[0].all(axis=1))[0]]
 
 
 ALONE_LIKE = 0.6
