@@ -78,20 +78,19 @@ def photo_tables(n: int, seed: int, cameras=("webcam", "phone"), designs=PHOTO_D
     earlier runs, kept for tests that rebuild their tables) every seed gives a table the
     same design, surface and camera."""
     rng = np.random.default_rng([seed, 77])
-    only = surfaces
-    surfaces = [(sp, s) for sp in splits for s in PHOTO_SPLITS[sp] if only is None or s in only]
+    pool = [(sp, s) for sp in splits for s in PHOTO_SPLITS[sp] if surfaces is None or s in surfaces]
     # A shuffle of its own, so that the sessions' draws from ``rng`` stay as they were.
     mix = np.random.default_rng([seed, 78])
     design_order = mix.permutation(len(designs)) if mixed else None
-    surface_order = mix.permutation(len(surfaces)) if mixed else None
+    surface_order = mix.permutation(len(pool)) if mixed else None
     out = []
     for i in range(n):
         if mixed:
             design = designs[int(design_order[i % len(designs)])]
-            split, surface = surfaces[int(surface_order[(i + i // len(surfaces)) % len(surfaces)])]
+            split, surface = pool[int(surface_order[(i + i // len(pool)) % len(pool)])]
         else:
             design = designs[(i * 5) % len(designs)]
-            split, surface = surfaces[i % len(surfaces)]
+            split, surface = pool[i % len(pool)]
         camera = cameras[i % len(cameras)]
         s = vs.draw_session(rng, "tuning" if split == "busy" else split, size=PHOTO_CAMERAS[camera], design=design,
                             surface=surface, profile=camera)

@@ -180,7 +180,7 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
     if along:
         # A side found along a line of the table that runs on past both its ends (a grout
         # line past the card's corner) is that line, not the card's edge: the outline took
-        # in a wedge of the table, whose face a look-alike's might be taken for: the side
+        # in a wedge of the table, whose face a look-alike's might be taken for. The side
         # is moved in to the card's edge where one is found. (Not refused where none is: a
         # card's own edge lies along a line of a gingham or plaid as often as not.)
         pulled = pulled_in(frame, outlines[0], along)

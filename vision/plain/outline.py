@@ -569,9 +569,10 @@ def _crossings(p: np.ndarray, d: np.ndarray) -> tuple:
     return p1 + t[..., None] * d1, det
 
 
-def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None, per_side: bool = False) -> tuple:
+def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None, per_side: bool = False,
+                 lo: float = 0.1, hi: float = 0.9) -> tuple:
     """Per quadrilateral, the least fraction over its sides (``per_side``: each side's
-    fraction, (Q, 4)) of points where the side
+    fraction, (Q, 4)) of points (from ``lo`` to ``hi`` of the way along it) where the side
     lies on a step: at least ``STEP`` within a pixel of the side, and at least ``PEAK``
     times the steps 3-7 px outside it (so that a noisy cloth or wood grain does not pass
     for an edge); and the median step. Points on the empty table's own edges (``veto``:
@@ -581,7 +582,7 @@ def side_support(colour: np.ndarray, quads: np.ndarray, n: int = 32, veto=None, 
     just inside (``_hides_the_table``), and a point on the table's own edges is judged
     by that alone."""
     offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0, 5.0, 6.0, 7.0], np.float32)
-    base, normal, _, st = step_profiles(colour, quads, offsets, n, 0.1, 0.9, veto=veto)
+    base, normal, _, st = step_profiles(colour, quads, offsets, n, lo, hi, veto=veto)
     at = st[..., :5].max(axis=3)
     # Only the table's side is looked at (inside, a card may have a frame line or a dark
     # border right next to its edge), and by the median of five steps: a rim's outer

@@ -6,8 +6,8 @@ from typing import Optional
 import cv2
 import numpy as np
 
-from vision.plain.outline import (_TO_YCC, PEAK, STEP, grid_inside, MIN_LONG_SIDE, MIN_SUPPORT, PHOTO_CARD, _corners_of_lines,
-                                  _crossings, _median, _hull_quad, _side_samples, _suppress, _verify, clockwise, line_scores, quad_shape,
+from vision.plain.outline import (_TO_YCC, grid_inside, MIN_LONG_SIDE, MIN_SUPPORT, PHOTO_CARD, _corners_of_lines,
+                                  _crossings, _hull_quad, _side_samples, _suppress, _verify, clockwise, line_scores, quad_shape,
                                   sample, side_support, step_profiles)
 
 # ------------------------------------------------------------------ single photos
@@ -557,19 +557,17 @@ the photo is not looked at)."""
 
 def _run_on_ends(frame_bgr: np.ndarray, quads: np.ndarray) -> tuple:
     """For clockwise quadrilaterals (N, 4, 2): whether each side runs on past each of its
-    ends (N, 4, 2: past corner k + 1, before corner k) along a step as strong as a card's
-    edge (the finder's ``STEP`` and ``PEAK``, over ``MIN_SUPPORT`` of ``RUN_ON``), and
-    whether that stretch lies in view (N, 4, 2)."""
-    offsets = np.array([-1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 4.0, 5.0, 6.0, 7.0], np.float32)
-    far = np.array([frame_bgr.shape[1], frame_bgr.shape[0]], np.float32) - 1 - offsets[-1]
+    ends (N, 4, 2: past corner k + 1, before corner k) along a step as ``side_support``
+    judges a side's (over ``MIN_SUPPORT`` of ``RUN_ON``), and whether that stretch lies in
+    view (N, 4, 2)."""
+    # Clear of the frame's edge by the farthest offset ``side_support`` samples (7 px).
+    far = np.array([frame_bgr.shape[1], frame_bgr.shape[0]], np.float32) - 8
     on, seen = [], []
     for lo, hi in ((1 + RUN_ON[0], 1 + RUN_ON[1]), (-RUN_ON[1], -RUN_ON[0])):
-        # As ``side_support`` judges a side: a step at the line, stronger than beside it.
-        base, _, _, st = step_profiles(frame_bgr, quads, offsets, 16, lo, hi)
-        at = st[..., :5].max(axis=3)
-        step = (at >= STEP) & (at >= PEAK * _median(st[..., 5:], axis=3))
-        in_view = ((base >= offsets[-1]) & (base <= far)).all(axis=(2, 3))          # (N, 4)
-        on.append((step.mean(axis=2) >= MIN_SUPPORT) & in_view)
+        frac, _ = side_support(frame_bgr, quads, 16, per_side=True, lo=lo, hi=hi)
+        base = _side_samples(quads, 16, lo, hi)[0]
+        in_view = ((base >= 7) & (base <= far)).all(axis=(2, 3))                     # (N, 4)
+        on.append((frac >= MIN_SUPPORT) & in_view)
         seen.append(in_view)
     return np.stack(on, axis=-1), np.stack(seen, axis=-1)
 
