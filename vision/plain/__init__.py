@@ -167,6 +167,8 @@ def recognize_plain(frame: np.ndarray, deck: PlainDeck, zones: Optional[Callable
                 r, used = _grown_reading(frame, o, outlines, table, deck, kw, r)
                 if r.card is None and size:
                     r, used = _refitted_reading(frame, o, table, deck, size, r, used)
+            elif r.card is None:
+                r, used = _mended_reading(frame, o, deck, kw, r)
             if reads is not None:
                 reads.put(o.corners, views[0], (r, used))
         else:
@@ -362,6 +364,39 @@ def _grown_reading(frame, o, outlines, table, deck, kw, r):
         return r, o
     again = read_views(upright_views(frame, g.corners, deck.aspect), deck, card_px=g.long_side)
     return (again, g) if again.card is not None else (r, o)
+
+
+def _mended_reading(frame, o, deck, kw, r):
+    """A refused outline of a single photo mended and read again; the mended outline is
+    kept only when it reads, else the refusal stands. Returns (reading, outline). Mended
+    are: a side that runs on past both its ends (``photo.along_the_tables_lines``: a grout
+    line past the card's corner, the outline taking in a strip of the floor beside the
+    card), moved in to the card's edge (``photo.pulled_in``); and an outline that was a
+    court's printed frame set further inside the card than the finder grows it
+    (``photo.grow_outlines`` reaching ``REFUSED_GROW`` of the outline's short side)."""
+    from vision.plain.decide import read_views
+    from vision.plain.photo import along_the_tables_lines, grow_outlines, pulled_in
+    from vision.plain.straighten import upright_views
+    lo, hi = kw.get("min_long", MIN_CARD_PX), kw.get("max_long", np.inf)
+    along = along_the_tables_lines(frame, o.corners)
+    tried = [pulled_in(frame, o, along, aspect=deck.aspect, min_long=lo, max_long=hi, slant=PHOTO_MAX_SLANT)
+             if along else None]
+    grown = grow_outlines(frame, [o], deck.aspect, lo, hi, slant=PHOTO_MAX_SLANT, reach=REFUSED_GROW, margin=False)[0]
+    tried.append(grown if grown is not o else None)
+    for p in tried:
+        if p is not None:
+            again = read_views(upright_views(frame, p.corners, deck.aspect), deck, card_px=p.long_side)
+            if again.card is not None:
+                return again, p
+    return r, o
+
+
+REFUSED_GROW = 0.35
+"""How far beyond a refused outline of a single photo (a fraction of its short side) the
+card's edge is looked for (``_mended_reading``); every outline is grown up to
+``photo.GROW_MAX``. The standard design's courts have a frame inset by a sixth of the
+card's width: at 169 px on slate, with grout lines breaking the card's own edge, the frame
+was the outline (82 px wide for 124) and lay 0.26 of its width inside the card."""
 
 
 REFIT_OFF = 0.05

@@ -523,6 +523,12 @@ def _corner_search(frame_bgr, colour, edges, chroma, scale, labels, messy, aspec
                             veto, free, photo, slant, stats, lenient=lenient, pattern=pattern)
 
 
+OWN_REACH = 0.05
+"""How far (a fraction of the long side, 3-8 px) a corner candidate's sides are moved to the
+strongest step near them when it is refined: that of the median candidate for all, and in a
+single photo also each candidate's own."""
+
+
 def _corner_outlines(quads, colour, both_all, scale, aspect, min_long, max_long, veto, free, photo, slant,
                      stats=None, lenient=False, pattern=None) -> list:
     """The outlines among corner candidates ``quads``: whole in the frame, of a card's
@@ -546,7 +552,7 @@ def _corner_outlines(quads, colour, both_all, scale, aspect, min_long, max_long,
     if stats is not None:
         stats["corner candidates"] = len(quads)
     _, long_side, _ = quad_shape(quads)
-    reach = float(np.clip(0.05 * np.median(long_side), 3, 8))
+    reach = float(np.clip(OWN_REACH * np.median(long_side), 3, 8))
     if pattern is not None:
         # (After the reach is set: it is the candidates' own, the table's included.)
         seen = table_seen(quads, colour, pattern)
@@ -558,6 +564,13 @@ def _corner_outlines(quads, colour, both_all, scale, aspect, min_long, max_long,
     out = _verify(colour, quads, aspect, min_long, reach=reach, max_long=max_long, veto=veto, free=free, slant=slant,
                   lenient=lenient)
     if photo:
+        # The reach above is set by the median candidate: a card seen smaller than most (at
+        # a slant, near the frame's far edge) lets its sides jump to a tile's grout line a
+        # few px beyond them. Such candidates are refined again within their own reach.
+        own = np.clip(OWN_REACH * long_side, 3, 8).round()
+        for r in np.unique(own[own < round(reach)]):
+            out += _verify(colour, quads[own == r], aspect, min_long, reach=float(r), max_long=max_long, veto=veto,
+                           free=free, slant=slant, lenient=lenient)
         # A single photo, perhaps taken at a slant: a corner completed to a parallelogram
         # misses a large card's far corner by more than that reach (its far side is
         # shorter by up to a tenth), so the sides are also looked for further out.

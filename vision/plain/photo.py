@@ -53,17 +53,20 @@ def _moved_out(q: np.ndarray, d: np.ndarray) -> np.ndarray:
 
 
 def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float] = None,
-                  min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, slant: float = 0.0) -> list:
+                  min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, slant: float = 0.0,
+                  reach: float = GROW_MAX, margin: bool = True) -> list:
     """Outlines that were a card's picture frame replaced by the card's own edge: each
-    side is moved outward to the first straight step beyond a plain band (the card's
-    margin), and the grown outline must pass the finder's checks (shape, steps under
-    every side). Outlines with no such edge around them are kept as they were."""
+    side is moved outward (up to ``reach`` of the outline's short side) to the first
+    straight step beyond a plain band (the card's margin), and the grown outline must pass
+    the finder's checks (shape, steps under every side). Outlines with no such edge around
+    them are kept as they were. ``margin=False``: the band crossed need not be plain (a
+    court's frame with the index beside it, for a refused outline read again only)."""
     out = []
     for o in outlines:
         q = o.corners.astype(np.float32)
         sides = np.hypot(*(np.roll(q, -1, axis=0) - q).T)
         short = float(min(sides))
-        lo, hi = max(2, int(GROW_MIN * short)), int(GROW_MAX * short)
+        lo, hi = max(2, int(GROW_MIN * short)), int(reach * short)
         if hi <= lo:
             out.append(o)
             continue
@@ -78,7 +81,7 @@ def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float]
         d = np.where(on.any(axis=0), ds[on.argmax(axis=0)], 0.0).astype(np.float32)
         moved = d > 0
         paper = _paper_colour(frame_bgr, q) if moved.any() else None
-        if not moved.any() or not all(_plain_band(frame_bgr, q, k, d[k], paper) for k in np.nonzero(moved)[0]):
+        if not moved.any() or margin and not all(_plain_band(frame_bgr, q, k, d[k], paper) for k in np.nonzero(moved)[0]):
             out.append(o)
             continue
         grown = _moved_out(q, d)
