@@ -1055,3 +1055,16 @@ def test_a_refused_court_found_by_its_printed_frame_in_a_photo_is_read_grown_to_
     photo, truth = _tuning_play_photos(994, "tune:slate,tune:flags", 4, "standard", 1, "tuning")[0]
     deck = build_deck(faces, card_px=169.0 / 540)
     assert _read_on(recognize_plain(photo, deck), next(t for t in truth if str(t["card"]) == "KH")) == ["KH"]
+
+
+def test_a_side_found_past_a_grout_line_is_moved_in_across_the_line_to_the_card():
+    # Webcam-like photos of the flags (photo_tuning --camera tuning --seed 997 --surfaces
+    # tune:slate,tune:flags, table t0, Oxygen): a lone card's side was found on the far edge
+    # of a grout line beside it, the line inside the outline and then a wedge of stone (a 9♥
+    # and a Q♦ 25 px off). Moving that side in needs the strip to be the table's, and the
+    # grout line in it is: it has the colour of the line the side lies on.
+    from vision.plain.calibration import lone_card
+    photos = _tuning_phone_photos(997, "tune:slate,tune:flags", 0, "oxygen", "tuning")
+    for card in ("9H", "QD"):
+        photo, truth = photos[card]
+        assert corner_error(lone_card(photo).corners, truth["corners"]) < 5.0, card

@@ -252,6 +252,12 @@ def pulled_in(frame_bgr: np.ndarray, o, sides, rims: Optional[list] = None, aspe
     return None
 
 
+ON_THE_SIDE = (-2.0, -1.0, 0.0)
+"""Px from an outline's side (negative inside) at which the table is also looked at when a
+strip inside the side is judged the table's (``_table_strips``): a side found along a grout
+line's far edge has the line's colour there."""
+
+
 def _table_strips(frame_bgr: np.ndarray, base: np.ndarray, normal: np.ndarray, offs: np.ndarray,
                   rims: list, least: float) -> np.ndarray:
     """For each line ``offs`` (m, n: px along the outward ``normal`` at the side's points
@@ -278,7 +284,10 @@ def _table_strips(frame_bgr: np.ndarray, base: np.ndarray, normal: np.ndarray, o
         return (d[rows, (count[at] - 1) // 2] + d[rows, count[at] // 2]) / 2
 
     every = np.arange(len(offs))
-    beyond = np.median([colour(np.full((1, offs.shape[1]), d, np.float32)) for d in (3.0, 4.0, 5.0)], axis=0)
+    # The table just beyond the side, and the line the side lies on: a side found along a
+    # grout line's far edge has the line inside it, then the stone, as the table.
+    beyond = [np.median([colour(np.full((1, offs.shape[1]), d, np.float32)) for d in ds], axis=0)
+              for ds in ((3.0, 4.0, 5.0), ON_THE_SIDE)]
     card = np.median([colour(offs - d) for d in (2.0, 3.0)], axis=0)
     ok = enough & (np.min([far(card, r, every) for r in rims], axis=0) <= PAPER_CLOSE)
     for depth in (0.25, 0.5, 0.75):
@@ -288,7 +297,7 @@ def _table_strips(frame_bgr: np.ndarray, base: np.ndarray, normal: np.ndarray, o
             break
         strip = colour(offs[at] * depth)
         to_rim = np.min([far(strip, r, at) for r in rims], axis=0)
-        to_table = far(strip, beyond, at)
+        to_table = np.min([far(strip, b, at) for b in beyond], axis=0)
         ok[at] &= ((to_rim > PAPER_CLOSE) & (to_table < to_rim)) | ((to_rim > GAP_STEP) & (to_table <= STRIP_TABLE * to_rim))
     return ok
 
