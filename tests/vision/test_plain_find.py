@@ -859,7 +859,7 @@ def test_an_outline_that_took_in_the_carpet_beside_a_lone_card_is_not_the_card()
 
 
 def _tuning_phone_photos(seed: int, surface: str, table: int, design: str, camera: str = "tuning-slant") -> dict:
-    """Card: (calibration photo as the phone stores it, truth) of ``photo_tuning
+    """Card: (calibration photo as stored, JPEG, truth) of ``photo_tuning
     --camera camera --seed seed --surfaces surface``'s table number ``table`` (from 0,
     as its ``--keep`` folders t0, t1, ... count them)."""
     import itertools

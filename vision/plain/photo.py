@@ -81,7 +81,8 @@ def grow_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[float]
         d = np.where(on.any(axis=0), ds[on.argmax(axis=0)], 0.0).astype(np.float32)
         moved = d > 0
         paper = _paper_colour(frame_bgr, q) if moved.any() else None
-        if not moved.any() or margin and not all(_plain_band(frame_bgr, q, k, d[k], paper) for k in np.nonzero(moved)[0]):
+        if not moved.any() or (margin and not all(_plain_band(frame_bgr, q, k, d[k], paper)
+                                                  for k in np.nonzero(moved)[0])):
             out.append(o)
             continue
         grown = _moved_out(q, d)
@@ -264,10 +265,11 @@ def _table_strips(frame_bgr: np.ndarray, base: np.ndarray, normal: np.ndarray, o
     ``base``, negative inside), whether it is the card's edge with a strip of the table
     outside it: just inside the line lies the card's rim (either of ``rims``, by
     ``PAPER_CLOSE``), and the strip between the side and the line, at a quarter, half and
-    three quarters of its width, is nearer the table beyond the side than the rims and
-    unlike them (by more than ``PAPER_CLOSE``), or by more than ``GAP_STEP`` where it is
-    at most ``STRIP_TABLE`` as far from the table as from them (a light card on light
-    wood); only where the strip is ``least`` px wide at three points or more."""
+    three quarters of its width, is nearer the table (just beyond the side, or on the side
+    itself: ``ON_THE_SIDE``) than the rims and unlike them (by more than ``PAPER_CLOSE``),
+    or by more than ``GAP_STEP`` where it is at most ``STRIP_TABLE`` as far from the table
+    as from them (a light card on light wood); only where the strip is ``least`` px wide at
+    three points or more."""
     wide = -offs >= least                                        # m, n
     enough = wide.sum(axis=1) >= 3
 
