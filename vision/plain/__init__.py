@@ -378,12 +378,18 @@ def _mended_reading(frame, o, deck, kw, r):
     from vision.plain.photo import along_the_tables_lines, grow_outlines, pulled_in
     from vision.plain.straighten import upright_views
     lo, hi = kw.get("min_long", MIN_CARD_PX), kw.get("max_long", np.inf)
-    along = along_the_tables_lines(frame, o.corners)
-    tried = [pulled_in(frame, o, along, aspect=deck.aspect, min_long=lo, max_long=hi, slant=PHOTO_MAX_SLANT)
-             if along else None]
-    grown = grow_outlines(frame, [o], deck.aspect, lo, hi, slant=PHOTO_MAX_SLANT, reach=REFUSED_GROW, margin=False)[0]
-    tried.append(grown if grown is not o else None)
-    for p in tried:
+
+    def pulled():
+        along = along_the_tables_lines(frame, o.corners)
+        return pulled_in(frame, o, along, aspect=deck.aspect, min_long=lo, max_long=hi,
+                         slant=PHOTO_MAX_SLANT) if along else None
+
+    def grown():
+        g = grow_outlines(frame, [o], deck.aspect, lo, hi, slant=PHOTO_MAX_SLANT, reach=REFUSED_GROW, margin=False)[0]
+        return g if g is not o else None
+
+    for mend in (pulled, grown):          # the second only where the first does not read
+        p = mend()
         if p is not None:
             again = read_views(upright_views(frame, p.corners, deck.aspect), deck, card_px=p.long_side)
             if again.card is not None:
