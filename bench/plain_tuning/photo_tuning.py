@@ -38,7 +38,8 @@ def tuning_surfaces(text: str) -> tuple:
     """``--surfaces``: surfaces of the tuning split, or the tools' own ``tune:<kind>``,
     separated by commas (a validation surface is refused: it stays unseen while tuning)."""
     known = [n for names in vs.SURFACES["tuning"].values() for n in names] + \
-        [f"tune:{k}" for k in textures.KINDS + textures.PATTERNS + textures.PILES + textures.STONES]
+        [f"tune:{k}" for k in textures.KINDS + textures.PATTERNS + textures.PILES + textures.STONES
+                                 + textures.GLAZES]
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     bad = [n for n in names if n not in known]
     if bad or not names:

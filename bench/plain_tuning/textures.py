@@ -26,6 +26,10 @@ STONES = ("slate", "flags")
 tiles of 15-30 cm (``tune:slate``), or oblong flags of 9-18 cm by 1.3-1.6 times that
 (``tune:flags``: a tile of a card's proportions, twice its size), for tuning photo mode on
 veined tiles; in no group."""
+GLAZES = ("glaze",)
+"""Glazed ceramic floor tiles of our own (``tune:glaze``): small plain square tiles of
+7-16 cm, mostly white or cream, each a shade of its own, with a soft sheen and a narrow
+grout, for tuning photo mode on plain tiles as light as a card; in no group."""
 PILES = ("fleece",)
 """Long-pile rugs of our own (``tune:fleece``: tufts of fibres lying in a direction that
 wanders over the rug, light tips over deep shade), for tuning photo mode on a pile; in
@@ -45,6 +49,10 @@ darker than the table) and ``mat-busy`` (the project's grey A4 mat laid on the b
 textures: the tuning counterpart of the validation split's A4 mat on a loop carpet). All but ``busy``
 run only when asked for by name (each group's sessions are drawn by its place here: a
 group added at the end changes none of the others')."""
+
+
+ALL = KINDS + PATTERNS + PRINTS + PILES + STONES + GLAZES
+"""Every ``tune:<kind>`` this module draws."""
 
 
 def _blur_noise(rng, shape, sigma_px: float) -> np.ndarray:
@@ -105,8 +113,10 @@ def texture(kind: str, shape, ppm: float, rng) -> np.ndarray:
         img = _fleece(shape, ppm, rng)
     elif kind in STONES:
         img = _slate(shape, ppm, rng, oblong=kind == "flags")
+    elif kind in GLAZES:
+        img = _glaze(shape, ppm, rng)
     else:
-        raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(KINDS + PATTERNS + PRINTS + PILES + STONES)}")
+        raise ValueError(f"unknown tuning texture {kind!r}: choose {', '.join(ALL)}")
     return img
 
 
@@ -169,6 +179,36 @@ def _slate(shape, ppm: float, rng, oblong: bool = False) -> np.ndarray:
     return cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.4)
 
 
+def _glaze(shape, ppm: float, rng) -> np.ndarray:
+    """Plain glazed square tiles, 7-16 cm, in a grid turned by any angle with grout 1.5-4 mm
+    wide (grey, near white or dark); the glaze white, cream or a pale colour (now and then a
+    strong one), each tile a little lighter or darker than the next, a thin darker bevel
+    along its edges, and a broad soft sheen of the room's light across the floor."""
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / np.float32(ppm)
+    a = rng.uniform(0, np.pi / 2)
+    u = xx * np.cos(a) + yy * np.sin(a)
+    v = -xx * np.sin(a) + yy * np.cos(a)
+    side, grout = rng.uniform(70.0, 160.0), rng.uniform(1.5, 4.0)
+    colours = [[238, 240, 240], [226, 236, 242], [232, 232, 228], [200, 215, 225], [215, 205, 190],
+               [190, 205, 190], [70, 100, 175], [150, 110, 60]]
+    weights = np.array([5, 3, 3, 2, 2, 1, 1, 1], float)
+    glaze = np.array(colours[int(rng.choice(len(colours), p=weights / weights.sum()))], np.float32)
+    glaze *= np.float32(rng.uniform(0.9, 1.05))
+    tile = (np.floor(u / side) * 7 + np.floor(v / side) * 13).astype(np.int64)
+    shade = (1.0 + rng.uniform(0.02, 0.06) * np.sin(tile * 2.39996)).astype(np.float32)
+    edge = np.minimum(np.minimum(u % side, side - u % side), np.minimum(v % side, side - v % side))
+    bevel = 1.0 - 0.08 * np.exp(-np.maximum(edge - grout, 0) / 1.5).astype(np.float32)
+    sheen = np.clip(_blur_noise(rng, shape, 60 * ppm), 0, None) * np.float32(rng.uniform(0.03, 0.1))
+    img = glaze * (shade * bevel * (1.0 + sheen))[:, :, None]
+    grout_colour = np.array(rng.choice([[150, 150, 150], [215, 218, 220], [90, 90, 95], [170, 180, 190]]),
+                            np.float32)
+    joint = (np.minimum(u % side, v % side) < grout)[:, :, None]
+    img = np.where(joint, grout_colour, img)
+    img *= (1.0 + 0.02 * _blur_noise(rng, shape, 0.5 * ppm))[:, :, None]
+    return cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.4)
+
+
 def _fleece(shape, ppm: float, rng) -> np.ndarray:
     """A long-pile rug: strokes of fibre, 4-14 mm long, drawn one by one in a direction
     that wanders slowly over the rug (tufts lie together), each lighter or darker than
@@ -227,7 +267,7 @@ def registered():
     def parse(spec):
         if isinstance(spec, str) and spec.startswith("tune:"):
             kind = spec.split(":", 1)[1]
-            if kind not in KINDS + PATTERNS + PRINTS + PILES + STONES:
+            if kind not in ALL:
                 raise ss.SurfaceError(f"unknown tuning texture {spec!r}")
             return "tune", [kind]
         return orig_parse(spec)
