@@ -138,7 +138,9 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
     an outline whose sides run on past its corners is the table's own (a tile between
     grout lines: ``photo.on_the_tables_lines``), no card, and a side that runs on past
     both its ends was found along a line of the table (``photo.along_the_tables_lines``):
-    it is moved in to the card's edge where one is found."""
+    it is moved in to the card's edge where one is found. Where no outline is left, those
+    dropped for sharing the photo's colours (``find_outlines(alone=True)``) are looked at
+    too: a pale card on tiles as light as its paper."""
     markers = None if table is not None else marker_centres(frame)
 
     def cards(found: list) -> list:
@@ -156,6 +158,13 @@ def lone_card(frame: np.ndarray, table: Optional[TableModel] = None, what: str =
                                                markers)))
     if not outlines and table is None:
         outlines = cards(paper_outlines(frame))
+    if not outlines and table is None:
+        # A pale card on plain tiles as light as its paper shares most of its colours
+        # with the table, and was dropped as a piece of it (``photo.ALONE_LIKE``, which
+        # spares the cost of a checked cloth's squares): where nothing was found so,
+        # every outline is looked at (before any is let pass with a side on a weaker
+        # step), and the checks below judge them.
+        outlines = cards(top_level(not_the_mat(find_outlines(frame, None, alone=False), markers)))
     if not outlines and table is None:
         # A light card on a light, veined surface (marble, a tile's grout running along
         # one side): one side may lie on a step over less of its length. The face cut
