@@ -54,6 +54,14 @@ def _fail(message: str, status: int = 2) -> int:
     return status
 
 
+def _paper_hint(deck, photos: dict) -> str:
+    """What to say after a failed calibration from photos whose cards' paper is nearly the
+    table's colour (``deck_calibration.paper_like_the_table``), or nothing."""
+    from vision.deck_calibration import PAPER_HINT, _read_picture, paper_like_the_table
+    pictures = [_read_picture(p) for p in list(photos.values())[:8]]
+    return PAPER_HINT if paper_like_the_table(deck.faces, pictures) else ""
+
+
 def _calibrate_deck(args) -> int:
     from vision.deck_calibration import (MAX_HELD, MIN_PHOTO_READ_BACK, CalibrationError, calibrate_from_dir,
                                          calibrate_live, _pictures, close_pairs, fresh_views, held_by_check,
@@ -118,7 +126,8 @@ def _calibrate_deck(args) -> int:
         # deck would read almost nothing: it is not written.
         return _fail(f"only {len(check['ok'])} of {n} cards were read back from other views of their photos: "
                      f"{out} not written; take the photos again, each card alone, flat and whole in view, "
-                     "with nothing card-shaped around it (the edge of a mat or a tray)", 1)
+                     "with nothing card-shaped around it (the edge of a mat or a tray)"
+                     f"{_paper_hint(deck, photos)}", 1)
     pairs = close_pairs(check)
     if pairs:
         print("closest cards (lead over the nearest other card, 0..1): "
@@ -144,7 +153,7 @@ def _calibrate_deck(args) -> int:
                         f"so that a card is {SMALL_CARD_PX} px long or more)")
         if len(held) > MAX_HELD:
             return _fail(f"{len(told)} {'card was' if len(told) == 1 else 'cards were'} taken for other cards: "
-                         f"{out} not written{hint}", 1)
+                         f"{out} not written{hint}{_paper_hint(deck, photos) if args.from_dir else ''}", 1)
         deck.held = list(dict.fromkeys([*held, *deck.held]))
         again = (f"take {' '.join(photos[c].name for c in held if c in photos)} again and calibrate again"
                  if args.from_dir else "calibrate again")

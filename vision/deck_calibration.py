@@ -30,7 +30,7 @@ from vision.plain import PlainDeck, cell_means, recognize_plain
 from vision.plain.background import COARSE, TableModel
 from vision.plain.change import CHANGE_LEVEL
 from vision.plain.find import on_plain
-from vision.plain.outline import _inside_convex
+from vision.plain.outline import _TO_YCC, _inside_convex
 from vision.plain.calibration import (MAX_SIZE_SPREAD, CalibrationError, NoCardFound, SeveralFound, StripTaken, askew_cuts, check_shapes, cut_quad, deck_rim,
                                       frame_stretch, inner_cuts, lone_card, long_side_angle, miscut_faces,
                                       deck_off, recut_faces, rim_misfit, rim_regrowths, rim_trims, stretched,
@@ -274,6 +274,8 @@ def calibrate_from_dir(folder, name: Optional[str] = None, progress=None,
         bad.insert(0, f"{which}; take {'it' if len(names) == 1 else 'them'} again with the card "
                    "alone, face up and whole, in view of the camera (at least 60 px long); no deck "
                    "is made without every card (its look-alike would be named in its place)")
+        if paper_like_the_table(list(faces.values()), [_read_picture(found[c]) for c in list(faces)[:8]]):
+            bad[0] += PAPER_HINT
     if bad:
         raise CalibrationError("; ".join(bad))
     if size:
@@ -297,6 +299,41 @@ def calibrate_from_dir(folder, name: Optional[str] = None, progress=None,
         _grow_inner(found, faces, sizes, corners)
         aspect, size = check_shapes(faces, sizes)
     return build_deck(faces, name=name or folder.name, card_px=size)
+
+
+PAPER_AS_TABLE = 15.0
+"""The cards' paper within this distance (YCrCb, chroma weighted as the finder's steps) of
+the table's colour in the photos: the cards' edges are faint steps against it, and a
+calibration that fails says so (``paper_like_the_table``). On the tools' glazed tiles,
+decks of light grey or white paper on tiles of their shade came to 8-12."""
+
+
+def paper_like_the_table(faces, pictures) -> bool:
+    """Whether the cards' paper (the median of each face's lightest tenth) is within
+    ``PAPER_AS_TABLE`` of the table's colour (the median of each picture, most of which
+    is the table): a white card on white tiles, whose edges hardly show.
+
+    >>> card = np.full((88, 63, 3), 200, np.uint8)
+    >>> card[30:50, 20:40] = 30                                   # a pip
+    >>> floor = np.full((540, 960, 3), 195, np.uint8)
+    >>> paper_like_the_table([card], [floor])
+    True
+    >>> paper_like_the_table([card], [np.full((540, 960, 3), 90, np.uint8)])
+    False
+    """
+    def colours(img):
+        return img.reshape(-1, 3).astype(np.float32) @ _TO_YCC.T
+
+    papers = [np.median(c[c[:, 0] >= np.percentile(c[:, 0], 90)], axis=0) for c in map(colours, faces)]
+    tables = [np.median(colours(p), axis=0) for p in pictures]
+    if not papers or not tables:
+        return False
+    return bool(np.linalg.norm(np.median(papers, axis=0) - np.median(tables, axis=0)) < PAPER_AS_TABLE)
+
+
+PAPER_HINT = ("; the cards' paper is nearly the colour of the table, so their edges hardly show: "
+              "lay them on a darker cloth, or on the printed mat's grey card area")
+"""Said after a failed calibration whose photos show ``paper_like_the_table``."""
 
 
 PROGRESS_EVERY = 10.0

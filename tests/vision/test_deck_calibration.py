@@ -449,9 +449,39 @@ def test_calibrate_deck_command_names_every_photo_without_a_card_in_one_message(
     assert err.count("\n") == 1, err            # one line
     assert "no card found in 3 of 24 photos" in err
     assert all(name in err for name in ("9C.jpg", "JH.jpg", "AS.jpg"))
-    assert not out.exists()
+    assert not out.exists() and "colour of the table" not in err      # white cards on a blue cloth
     # The photo benchmark's user takes again the photos named, and only those.
     assert set(cards_to_take_again(err)) == {Card("9C"), Card("JH"), Card("AS")}
+
+
+def test_a_failed_calibration_of_cards_the_tables_colour_says_to_lay_them_on_a_darker_cloth(tmp_path, capsys):
+    # Tuning photos of a light grey deck on light grey glazed tiles (photo_tuning --camera
+    # tuning --seed 998 --surfaces tune:glaze, table t0, oxygen-air), two of them of the
+    # bare floor: the command names those two, and says why cards on such a floor are
+    # hard to see and what to do about it.
+    from bench import vision_sets as vs
+    from bench.plain_tuning import textures
+    from bench.plain_tuning.photo_tuning import tuning_tables
+    from bench.vision_photo import calibration_photos
+    from vision.synth import compose_scene
+    if not art.art_available():
+        pytest.skip("KDE card art not installed")
+    cv2.setNumThreads(1)
+    with textures.registered():
+        s, rng = next(tuning_tables(998, "tuning", vs.TUNING_DESIGNS, ("tune:glaze",)))
+        assert (s.design, s.surface) == ("oxygen-air", "tune:glaze")
+        for card, frame, _ in calibration_photos(s, rng):
+            cv2.imwrite(str(tmp_path / f"{card}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        floor = compose_scene([], size=s.size, rng=rng, **s.conditions()).shoot(rng)[0]
+    for name in ("9S.jpg", "QH.jpg"):
+        cv2.imwrite(str(tmp_path / name), floor, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    out = tmp_path / "d.npz"
+    assert _run_cli("calibrate", "deck", "--from-dir", str(tmp_path), "--out", str(out)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert "no card found in 2 of 24 photos: 9S.jpg, QH.jpg" in err
+    assert "the cards' paper is nearly the colour of the table" in err and "darker cloth" in err
+    assert not out.exists()
 
 
 @needs_art
