@@ -57,8 +57,10 @@ def _fail(message: str, status: int = 2) -> int:
 def _paper_hint(deck, photos: dict) -> str:
     """What to say after a failed calibration from photos whose cards' paper is nearly the
     table's colour (``deck_calibration.paper_like_the_table``), or nothing."""
-    from vision.deck_calibration import PAPER_HINT, _read_picture, paper_like_the_table
-    pictures = [_read_picture(p) for p in list(photos.values())[:8]]
+    from vision.deck_calibration import PAPER_HINT, _flatten, _read_picture, paper_like_the_table
+    if not deck.card_px:
+        return ""                   # cut-out faces: no table in them
+    pictures = [_flatten(_read_picture(p)) for p in list(photos.values())[:8]]
     return PAPER_HINT if paper_like_the_table(deck.faces, pictures) else ""
 
 

@@ -274,7 +274,8 @@ def calibrate_from_dir(folder, name: Optional[str] = None, progress=None,
         bad.insert(0, f"{which}; take {'it' if len(names) == 1 else 'them'} again with the card "
                    "alone, face up and whole, in view of the camera (at least 60 px long); no deck "
                    "is made without every card (its look-alike would be named in its place)")
-        if paper_like_the_table(list(faces.values()), [_read_picture(found[c]) for c in list(faces)[:8]]):
+        taken = [c for c in faces if sizes.get(c)]          # photos, not cut-out faces
+        if paper_like_the_table([faces[c] for c in taken], [_flatten(_read_picture(found[c])) for c in taken[:8]]):
             bad[0] += PAPER_HINT
     if bad:
         raise CalibrationError("; ".join(bad))
