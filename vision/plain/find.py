@@ -10,7 +10,8 @@ any surface (given the learnt empty table, it ignores the table's own edges):
 2. *Tier 1.* Each connected blob of edges, filled and opened (a thin line touching a
    card goes), whose convex hull reduces to a quadrilateral is a candidate.
 3. *Tier 2*, for blobs that are not one card (a card touching a mat line, another card
-   or a hand): the edges are cut into straight pieces; two pieces meeting at about a
+   or a hand; in a single photo, a blob whose tier-1 outline is a shape drawn by the
+   table's own lines, a block of tiles joined by the grout to a card lying across it): the edges are cut into straight pieces; two pieces meeting at about a
    right angle near their ends are a card's corner, and a corner with the lengths of its
    sides (or one side and the deck's width/height, or the expected card size) gives a
    candidate; with the learnt table, a side also reaches to the corner found at its far
@@ -79,7 +80,8 @@ from vision.plain.outline import (ANY_CARD, CANNY_HIGH, CANNY_LOW, FAINT_CANNY, 
                                   _table_veto, _verify, candidates, clockwise, connected_blobs, corners_of, edge_map,
                                   grid_inside, partner_lengths,
                                   photo_aspects, quad_shape, quick_support, segments, step_profiles)
-from vision.plain.photo import ALONE_LIKE, around_the_table, grow_outlines, pull_in_outlines, region_outlines, shared_colours
+from vision.plain.photo import (ALONE_LIKE, around_the_table, grow_outlines, on_the_tables_lines, pull_in_outlines,
+                                region_outlines, shared_colours)
 from vision.plain.seat import seat_on_paper
 
 TABLE_OWN = 0.6
@@ -180,6 +182,12 @@ def find_outlines(frame_bgr: np.ndarray, aspect: Optional[float] = None, sizes=(
     verified = {o.blob for o in outlines}
     for o in outlines:
         o.blob = piece_blob[o.blob]
+    if table is None and outlines:
+        # In a single photo, a shape drawn by the table's own lines (tiles between grout
+        # lines, whose network of edges joins a card lying across them into one blob)
+        # does not make its blob one clean card: the card is looked for by its corners.
+        lines = on_the_tables_lines(frame_bgr, [o.corners for o in outlines])
+        unsolved |= {o.blob for o, drawn in zip(outlines, lines) if drawn}
     # A blob is one clean card (or several) only when each of its card-sized pieces gave
     # an outline: a plank's seam can join a card found so to another whose quadrilateral
     # failed (its side taken along the seam), and that one is looked for by its corners.
