@@ -1,4 +1,4 @@
-"""Busy table surfaces of our own for tuning the single-photo finder: a berber carpet, a light wood with strong grain, a woven sisal mat, terrazzo, veined stone tiles.
+"""Busy table surfaces of our own for tuning the single-photo finder: a berber carpet, a light wood with strong grain, a woven sisal mat, terrazzo, veined stone tiles, glazed tiles.
 
 They are drawn here (not by vision.synth_surfaces) so that the benchmark's own carpet,
 wood and tile surfaces stay unseen while the finder is tuned. ``registered()`` makes
