@@ -120,15 +120,19 @@ def texture(kind: str, shape, ppm: float, rng) -> np.ndarray:
     return img
 
 
+def _turned(shape, ppm: float, angle: float) -> tuple:
+    """Millimetre coordinates (u, v) of each pixel of ``shape`` along axes turned by
+    ``angle`` (radians): the grid a floor's tiles or a cloth's print is laid on."""
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / np.float32(ppm)
+    return xx * np.cos(angle) + yy * np.sin(angle), -xx * np.sin(angle) + yy * np.cos(angle)
+
+
 def _pattern(kind: str, shape, ppm: float, rng) -> np.ndarray:
     """A woven cloth printed with crisp bands of colour: checks of two colours
     (``gingham``), bands of two or three colours across it (``stripes``), or bands of
     several colours and widths both ways (``plaid``), each turned by any angle."""
-    h, w = shape
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / np.float32(ppm)
-    a = rng.uniform(0, np.pi)
-    u = xx * np.cos(a) + yy * np.sin(a)
-    v = -xx * np.sin(a) + yy * np.cos(a)
+    u, v = _turned(shape, ppm, rng.uniform(0, np.pi))
     colours = rng.uniform(30, 230, (4, 3)).astype(np.float32)
     colours[0] = rng.uniform(170, 240, 3)           # a light ground
     if kind == "gingham":
@@ -156,10 +160,7 @@ def _slate(shape, ppm: float, rng, oblong: bool = False) -> np.ndarray:
     little, crossed by thin dark veins (where a smooth noise field passes through zero).
     ``oblong``: tiles 0.6 times that wide and 1.3-1.6 times as long as wide."""
     h, w = shape
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / np.float32(ppm)
-    a = rng.uniform(0, np.pi / 2)
-    u = xx * np.cos(a) + yy * np.sin(a)
-    v = -xx * np.sin(a) + yy * np.cos(a)
+    u, v = _turned(shape, ppm, rng.uniform(0, np.pi / 2))
     side, grout = rng.uniform(150.0, 300.0), rng.uniform(2.0, 5.0)
     side_v = side
     if oblong:
@@ -184,11 +185,7 @@ def _glaze(shape, ppm: float, rng) -> np.ndarray:
     wide (grey, near white or dark); the glaze white, cream or a pale colour (now and then a
     strong one), each tile a little lighter or darker than the next, a thin darker bevel
     along its edges, and a broad soft sheen of the room's light across the floor."""
-    h, w = shape
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / np.float32(ppm)
-    a = rng.uniform(0, np.pi / 2)
-    u = xx * np.cos(a) + yy * np.sin(a)
-    v = -xx * np.sin(a) + yy * np.cos(a)
+    u, v = _turned(shape, ppm, rng.uniform(0, np.pi / 2))
     side, grout = rng.uniform(70.0, 160.0), rng.uniform(1.5, 4.0)
     colours = [[238, 240, 240], [226, 236, 242], [232, 232, 228], [200, 215, 225], [215, 205, 190],
                [190, 205, 190], [70, 100, 175], [150, 110, 60]]
