@@ -11,7 +11,8 @@ any surface (given the learnt empty table, it ignores the table's own edges):
    card goes), whose convex hull reduces to a quadrilateral is a candidate.
 3. *Tier 2*, for blobs that are not one card (a card touching a mat line, another card
    or a hand; in a single photo, a blob whose tier-1 outline is a shape drawn by the
-   table's own lines, a block of tiles joined by the grout to a card lying across it): the edges are cut into straight pieces; two pieces meeting at about a
+   table's own lines, a block of tiles joined by the grout to a card lying across it):
+   the edges are cut into straight pieces; two pieces meeting at about a
    right angle near their ends are a card's corner, and a corner with the lengths of its
    sides (or one side and the deck's width/height, or the expected card size) gives a
    candidate; with the learnt table, a side also reaches to the corner found at its far
