@@ -288,11 +288,22 @@ def calibrate_from_dir(folder, name: Optional[str] = None, progress=None,
         # the card, with the table at two corners (a J♦ on tuning photos, then refused by
         # its check as taken for the Q♦).
         rim = deck_rim(faces, aspect)
+        miscut = miscut_faces(faces, aspect)
         tell("looking at each photo again with the deck's shape and size")
         for k, (card, p) in enumerate(found.items()):
             tell.count(k, len(found))
             img = _as_bgr(_flatten(_read_picture(p)), p.name)
             better = _second_look([img], aspect, size * picture_side(img), with_corners=True)
+            if better is None and card in miscut:
+                # A face cut from a wrong outline (a grout line past the card's edge taken
+                # for its side, on tiles nearly its paper's shade) is looked for again
+                # alone at the deck's shape and size, smaller as it may then be, and taken
+                # where it then fits the others of its rank (the rim, drawn from faces
+                # whose paper is the table's shade, can favour the face with the strip).
+                again = _second_look([img], aspect, size * picture_side(img), odd=True, with_corners=True)
+                if again is not None and card not in miscut_faces({**faces, card: again[0]}, aspect):
+                    faces[card], _, corners[card] = again
+                continue
             if better is not None and rim_misfit(better[0], rim) <= rim_misfit(faces[card], rim):
                 faces[card], _, corners[card] = better
         # A face cut inside the card, at the frame printed within a light rim, is cut
@@ -455,6 +466,7 @@ def _second_look(frames: list, aspect: float, size_px: float, blind: bool = Fals
     from vision.plain import SIZE_RANGE
     from vision.plain.find import find_outlines, top_level
     from vision.plain.outline import _overlap, quad_shape
+    from vision.plain.photo import on_the_tables_lines
     from vision.plain.seat import grow_to_table
 
     def deck_like(o) -> bool:
@@ -467,6 +479,14 @@ def _second_look(frames: list, aspect: float, size_px: float, blind: bool = Fals
         first = top_level(find_outlines(frame, None, table=table, alone=table is None))
         again = top_level(find_outlines(frame, aspect, sizes=(size_px,), min_long=SIZE_RANGE[0] * size_px,
                                         max_long=SIZE_RANGE[1] * size_px, table=table, alone=table is None))
+        if (odd or blind) and table is None and again:
+            # In a photo, the one outline that is not drawn by the table's own lines
+            # (tiles between grout lines, which a slant foreshortens to the deck's shape,
+            # as ``lone_card`` has it), and with ``odd`` of the deck's shape and size.
+            # (Not for a card seen larger than at first: tiles dropped so, a larger outline
+            # onto the tiles was taken for a card cut short, on tuning photos of stone flags.)
+            again = [o for o, lines in zip(again, on_the_tables_lines(frame, [o.corners for o in again]))
+                     if not lines and (deck_like(o) or not odd)]
         if odd and not (len(again) == 1 and deck_like(again[0])):
             found = again if len(again) == 1 else first
             picture = pictures[k] if pictures else None

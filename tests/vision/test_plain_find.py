@@ -951,6 +951,45 @@ def test_a_card_lying_across_grout_lines_is_looked_for_by_its_corners():
         assert corner_error(lone_card(photo).corners, truth["corners"]) < 5.0, card
 
 
+def test_a_grout_line_inside_one_side_is_not_taken_for_the_cards_rim():
+    # Tuning phone photos of a white deck on white glazed tiles (photo_tuning --camera
+    # tuning-slant --seed 999 --surfaces tune:glaze, table t0, oxygen-white): the card's
+    # paper is within PAPER_CLOSE of the tiles, so the only samples just inside the
+    # outline unlike the table were a grout line inside one side, and they were taken for
+    # the card's rim: the strip of tile inside that side then looked like the card, and
+    # the side was not moved in (a J♣ 16 px off). A card's rim lies along all its sides;
+    # where none is seen so, the card's paper is its rim.
+    from vision.plain.calibration import lone_card
+    photos = _tuning_phone_photos(999, "tune:glaze", 0, "oxygen-white")
+    photo, truth = photos["JC"]
+    assert corner_error(lone_card(photo).corners, truth["corners"]) < 5.0
+
+
+def test_cards_on_flags_foreshortened_to_their_shape_are_found_again_at_the_decks_shape():
+    # Tuning phone photos of small cards (about 90 px) on grey flags of nearly the white
+    # deck's shade (photo_tuning --camera tuning-slant-small --seed 910 --surfaces
+    # tune:slate,tune:flags, table t1, oxygen-white): the A♥'s outline ran on past its
+    # edge to the next grout line (24 px off); its face fitted the other aces only
+    # reshaped, and a deck made with it could not tell the A♥ from the A♦. Looked for
+    # again with the deck's shape and size, the flags that a slant foreshortens to that
+    # shape were found with it (seven outlines): they are no card, as in the first look.
+    from vision.deck_calibration import _second_look
+    from vision.plain.calibration import NoCardFound, lone_card
+    photos = _tuning_phone_photos(910, "tune:slate,tune:flags", 1, "oxygen-white", camera="tuning-slant-small")
+    photo, truth = photos["AH"]
+    assert corner_error(lone_card(photo).corners, truth["corners"]) > 15.0       # the first look's strip
+    # The deck's shape and size as its other cards gave them (card 0.0975 of the short side).
+    again = _second_look([photo], 0.7225, 0.0975 * 960, odd=True, with_corners=True)
+    assert again is not None and corner_error(again[2], truth["corners"]) < 4.0
+    # So is a photo in which the first look found the card only with a strip of the flags
+    # (the J♦): looked at again as one without a card, the flags hid it.
+    photo, truth = photos["JD"]
+    with pytest.raises(NoCardFound):
+        lone_card(photo)
+    again = _second_look([photo], 0.7225, 0.0975 * 960, blind=True, with_corners=True)
+    assert again is not None and corner_error(again[2], truth["corners"]) < 4.0
+
+
 def test_a_side_found_along_a_grout_line_past_the_cards_corner_is_moved_in_to_the_card():
     # The flags again under a deck with white paper on light stone (dondorf, table t4):
     # outlines whose side lay along a grout line running past the card's corner took in a

@@ -120,29 +120,39 @@ the table just outside it as from the card's rim (a corner index of a colour nea
 table's than the paper's comes to a half or more)."""
 
 
+RIM_SIDES = 2
+"""Sides of an outline along which the card's rim must be seen (a quarter of a side's
+samples unlike the table) when a side named by the caller is moved in (:func:`pulled_in`
+without ``rims``): a grout line inside one side, found along its far edge, is unlike the
+table too, but lies along that side alone."""
+
+
 def _rim_colour(colour: np.ndarray, base: np.ndarray, normal: np.ndarray, depths,
-                table: np.ndarray) -> Optional[np.ndarray]:
+                table: np.ndarray, sides: int = 1) -> Optional[np.ndarray]:
     """The card's rim colour (YCrCb, chroma weighted as in ``STEP``) ``depths`` px inside
     an outline's sides (``base`` (4, n, 2) points along them, ``normal`` (4, 2) outward):
     the median of the samples there unlike the ``table`` (by more than ``PAPER_CLOSE``: a
     strip of the table inside a side is left out), or None where fewer than a quarter
-    are (a card the table's colour)."""
+    are (a card the table's colour) or they lie along fewer than ``sides`` sides."""
     pts = base[:, :, None, :] - normal[:, None, None, :] * np.float32(depths)[None, None, :, None]
-    got = (sample(colour, pts).astype(np.float32) @ _TO_YCC.T).reshape(-1, 3)
-    mine = got[np.linalg.norm(got - table, axis=1) > PAPER_CLOSE]
-    return np.median(mine, axis=0) if len(mine) >= len(got) / 4 else None
+    got = (sample(colour, pts).astype(np.float32) @ _TO_YCC.T).reshape(4, -1, 3)
+    unlike = np.linalg.norm(got - table, axis=-1) > PAPER_CLOSE
+    if unlike.sum() < unlike.size / 4 or int((unlike.mean(axis=1) >= 0.25).sum()) < sides:
+        return None
+    return np.median(got[unlike], axis=0)
 
 
-def _rims(colour: np.ndarray, q: np.ndarray, short: float) -> list:
-    """The card's rim colours (:func:`_rim_colour`) just inside the sides of outline ``q``
-    and as deep inside them as a corner is looked inside (``CORNER_IN``; a card's edge may
-    be printed as a dark line, its margin inside it light), those that are found."""
+def _rims(colour: np.ndarray, q: np.ndarray, short: float, sides: int = 1) -> list:
+    """The card's rim colours (:func:`_rim_colour`, seen along ``sides`` sides at least)
+    just inside the sides of outline ``q`` and as deep inside them as a corner is looked
+    inside (``CORNER_IN``; a card's edge may be printed as a dark line, its margin inside
+    it light), those that are found."""
     base, normal, _ = _side_samples(q[None], 20, 0.05, 0.95)
     base, normal = base[0], normal[0]
     pts = base[:, :, None, :] + normal[:, None, None, :] * np.float32([3.0, 4.0, 5.0])[None, None, :, None]
     table = np.median((sample(colour, pts).astype(np.float32) @ _TO_YCC.T).reshape(-1, 3), axis=0)
-    rims = [_rim_colour(colour, base, normal, [2.0], table),
-            _rim_colour(colour, base, normal, [d * short for d in CORNER_IN], table)]
+    rims = [_rim_colour(colour, base, normal, [2.0], table, sides),
+            _rim_colour(colour, base, normal, [d * short for d in CORNER_IN], table, sides)]
     return [r for r in rims if r is not None]
 
 
@@ -183,19 +193,22 @@ def pull_in_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[flo
     strip of the table taken for a side, the card's own edge running inside it, often
     askew) with each side that meets such a corner moved in to the card's edge: the
     strongest straight step within ``PULL_MAX`` of the short side inside it that has the
-    card's rim just inside it and a strip of the table outside it (:func:`_table_strips`).
+    card's rim (as :func:`pulled_in` looks for it) just inside it and a strip of the table
+    outside it (:func:`_table_strips`).
     The pulled outline must pass the finder's checks and have no corner on the table;
     other outlines are kept as they were. The mirror of :func:`grow_outlines`."""
     out = []
     for o in outlines:
         q = clockwise(o.corners.astype(np.float32)[None])
-        astray, rims, short = _corner_check(frame_bgr, q[0])
+        astray = corners_on_table(frame_bgr, q[0])
         if not astray.any():
             out.append(o)
             continue
         # Side k runs from corner k to corner k + 1: the sides that meet a corner on the table.
         sides = np.nonzero(astray | np.roll(astray, -1))[0]
-        pulled = pulled_in(frame_bgr, o, sides, rims, aspect, min_long, max_long, slant)
+        # The card's rim as ``pulled_in`` looks for it (seen along two sides at least): a
+        # grout line inside one side is no rim, though a corner is judged against it.
+        pulled = pulled_in(frame_bgr, o, sides, None, aspect, min_long, max_long, slant)
         if pulled is not None and not corners_on_table(frame_bgr, clockwise(pulled.corners[None])[0]).any():
             out.append(pulled)
         else:
@@ -209,11 +222,13 @@ def pulled_in(frame_bgr: np.ndarray, o, sides, rims: Optional[list] = None, aspe
     k running from corner k to k + 1) moved in to the card's edge, as
     :func:`pull_in_outlines` moves them; None when no side moved or the outline so made
     fails the finder's checks or is no smaller. ``rims``: the card's rim colours
-    (:func:`_rims`; looked for when not given)."""
+    (:func:`_rims`); when not given, those seen along ``RIM_SIDES`` sides, or where none
+    is (a card nearly the table's colour), the card's paper seen inside the outline
+    (:func:`_paper_colour`)."""
     q = clockwise(o.corners.astype(np.float32)[None])
     short = float(np.hypot(*(np.roll(q[0], -1, axis=0) - q[0]).T).min())
     if rims is None:
-        rims = _rims(frame_bgr, q[0], short)
+        rims = _rims(frame_bgr, q[0], short, RIM_SIDES) or [_paper_colour(frame_bgr, q[0])]
     reach = int(PULL_MAX * short)
     least = max(3.0, PULL_LEAST * short)
     if reach < least + 1 or not rims:
