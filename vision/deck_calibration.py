@@ -455,7 +455,8 @@ def _second_look(frames: list, aspect: float, size_px: float, blind: bool = Fals
     ``blind`` (a card taken before the deck's shape was known), whenever it is found
     alone in every frame; with ``odd`` (a face whose shape is not the deck's: cut at a
     line of its picture or of the table), whenever it is found alone with the deck's
-    shape in every frame. ``tables``: the empty table's edges around the card in each
+    shape in every frame (in a photo, with either, an outline drawn by the table's own
+    lines is none: ``photo.on_the_tables_lines``). ``tables``: the empty table's edges around the card in each
     frame (``_TableAround``), so that the mat's lines are not taken for the card's.
     ``with_size``: ``(face, long side in px)`` instead of the face; ``with_corners``:
     ``(face, long side in px, corners)`` (the corners' median over the frames). ``pictures``: the empty

@@ -208,7 +208,7 @@ def pull_in_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[flo
         sides = np.nonzero(astray | np.roll(astray, -1))[0]
         # The card's rim as ``pulled_in`` looks for it (seen along two sides at least): a
         # grout line inside one side is no rim, though a corner is judged against it.
-        pulled = pulled_in(frame_bgr, o, sides, None, aspect, min_long, max_long, slant)
+        pulled = pulled_in(frame_bgr, o, sides, aspect, min_long, max_long, slant)
         if pulled is not None and not corners_on_table(frame_bgr, clockwise(pulled.corners[None])[0]).any():
             out.append(pulled)
         else:
@@ -216,22 +216,21 @@ def pull_in_outlines(frame_bgr: np.ndarray, outlines: list, aspect: Optional[flo
     return out
 
 
-def pulled_in(frame_bgr: np.ndarray, o, sides, rims: Optional[list] = None, aspect: Optional[float] = None,
+def pulled_in(frame_bgr: np.ndarray, o, sides, aspect: Optional[float] = None,
               min_long: float = MIN_LONG_SIDE, max_long: float = np.inf, slant: float = 0.0):
     """Outline ``o`` with each of its ``sides`` (indices into its clockwise corners, side
     k running from corner k to k + 1) moved in to the card's edge, as
     :func:`pull_in_outlines` moves them; None when no side moved or the outline so made
-    fails the finder's checks or is no smaller. ``rims``: the card's rim colours
-    (:func:`_rims`); when not given, those seen along ``RIM_SIDES`` sides, or where none
-    is (a card nearly the table's colour), the card's paper seen inside the outline
+    fails the finder's checks or is no smaller. The card's rim is judged by the rim
+    colours seen along ``RIM_SIDES`` sides (:func:`_rims`), or where none is (a card
+    nearly the table's colour), by the card's paper seen inside the outline
     (:func:`_paper_colour`)."""
     q = clockwise(o.corners.astype(np.float32)[None])
     short = float(np.hypot(*(np.roll(q[0], -1, axis=0) - q[0]).T).min())
-    if rims is None:
-        rims = _rims(frame_bgr, q[0], short, RIM_SIDES) or [_paper_colour(frame_bgr, q[0])]
+    rims = _rims(frame_bgr, q[0], short, RIM_SIDES) or [_paper_colour(frame_bgr, q[0])]
     reach = int(PULL_MAX * short)
     least = max(3.0, PULL_LEAST * short)
-    if reach < least + 1 or not rims:
+    if reach < least + 1:
         return None
     offsets = np.arange(-reach, 1.5, 1.0, dtype=np.float32)      # inward is negative
     n, k = 20, len(offsets)
