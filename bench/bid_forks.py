@@ -67,7 +67,7 @@ def play_deal(deal: dict, players: dict, rules: Rules, seats) -> list:
             if len(searched) > 1:
                 rec = {"seat": seat, "phase": h.phase,
                        "rel": (SEATS.index(seat) - SEATS.index(view.dealer)) % 4,
-                       "chosen": str(action), "means": {}, "exact": {}, "playouts": {}, "outcome": {}}
+                       "chosen": str(action), "mix": p.mix, "means": {}, "exact": {}, "playouts": {}, "outcome": {}}
                 for a in searched:
                     rec["means"][str(a)] = race.mean(a)
                     rows = parts.get(a, [])
@@ -133,19 +133,17 @@ def choose(rec: dict, pickup_bonus: float = 0.0, assist_bonus: float = 0.0,
     """The bid the race means choose after the given corrections (as ``InsaneBot``'s
     options of the same names apply them: ``insane.bid_correction``). ``alone_mix`` (a
     question only, not an option of Insane): a lone bid judged with this weight on the
-    exact part and the rest on the playouts, instead of the race's ``MIX``."""
+    exact part and the rest on the playouts, instead of the race's (the record's ``mix``)."""
     best, top = rec["chosen"], None
     for a, m in rec["means"].items():
         m += bid_correction(Action(a), rec["phase"], rec["rel"], pickup_bonus, assist_bonus, alone_discount)
         if alone_mix is not None and a.endswith("alone") and a in rec["exact"]:
-            m += (alone_mix - MIX) * (rec["exact"][a] - rec["playouts"][a])
+            m += (alone_mix - rec["mix"]) * (rec["exact"][a] - rec["playouts"][a])
         if top is None or m > top + 1e-12:
             best, top = a, m
     return best
 
 
-MIX = 0.5
-"""The exact part's weight in the race means recorded (``InsaneBot``'s ``mix``)."""
 POLICIES = {"pickup_bonus": (0.1, 0.2, 0.3, 0.5), "assist_bonus": (0.1, 0.2, 0.3, 0.5),
             "alone_discount": (0.2, 0.4, 0.7), "alone_mix": (0.0, 0.25)}
 

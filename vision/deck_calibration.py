@@ -456,8 +456,9 @@ def _second_look(frames: list, aspect: float, size_px: float, blind: bool = Fals
     alone in every frame; with ``odd`` (a face whose shape is not the deck's: cut at a
     line of its picture or of the table), whenever it is found alone with the deck's
     shape in every frame (in a photo, with either, an outline drawn by the table's own
-    lines is none: ``photo.on_the_tables_lines``). ``tables``: the empty table's edges around the card in each
-    frame (``_TableAround``), so that the mat's lines are not taken for the card's.
+    lines is none: ``photo.on_the_tables_lines``). ``tables``: the empty table's edges
+    around the card in each frame (``_TableAround``), so that the mat's lines are not
+    taken for the card's.
     ``with_size``: ``(face, long side in px)`` instead of the face; ``with_corners``:
     ``(face, long side in px, corners)`` (the corners' median over the frames). ``pictures``: the empty
     table's picture around the card in each frame; with ``odd``, where the card is not

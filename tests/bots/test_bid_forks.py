@@ -32,12 +32,12 @@ def test_forks_give_every_searched_bid_an_outcome(tmp_path):
 def test_a_lone_bid_can_be_judged_by_its_playouts_alone():
     # The race's mean is half the exact solver's points and half the playouts': judged by
     # the playouts alone (alone_mix=0), a lone bid the solver underrates is chosen.
-    rec = {"phase": "round 1", "rel": 1, "chosen": "order",
+    rec = {"phase": "round 1", "rel": 1, "chosen": "order", "mix": 0.5,
            "means": {"order": 1.0, "order alone": 0.9, "pass": 0.2},
            "exact": {"order": 1.0, "order alone": 0.5, "pass": 0.2},
            "playouts": {"order": 1.0, "order alone": 1.3, "pass": 0.2}}
     assert bid_forks.choose(rec) == "order"
-    assert bid_forks.choose(rec, alone_mix=bid_forks.MIX) == "order"
+    assert bid_forks.choose(rec, alone_mix=rec["mix"]) == "order"
     assert bid_forks.choose(rec, alone_mix=0.0) == "order alone"      # 0.9 + 0.5 * 0.8 = 1.3
     assert bid_forks.choose(rec, alone_mix=1.0) == "order"            # 0.9 - 0.5 * 0.8 = 0.5
 

@@ -122,9 +122,9 @@ table's than the paper's comes to a half or more)."""
 
 RIM_SIDES = 2
 """Sides of an outline along which the card's rim must be seen (a quarter of a side's
-samples unlike the table) when a side named by the caller is moved in (:func:`pulled_in`
-without ``rims``): a grout line inside one side, found along its far edge, is unlike the
-table too, but lies along that side alone."""
+samples unlike the table) when a side is moved in (:func:`pulled_in`): a grout line
+inside one side, found along its far edge, is unlike the table too, but lies along that
+side alone."""
 
 
 def _rim_colour(colour: np.ndarray, base: np.ndarray, normal: np.ndarray, depths,
